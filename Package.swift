@@ -1,0 +1,25 @@
+// swift-tools-version: 6.0
+import PackageDescription
+
+let package = Package(
+  name: "ImageTool",
+  products: [
+    .executable(name: "imgtool", targets: ["imgtool"]),
+    .library(name: "Vips", targets: ["Vips"]),
+    .library(name: "ImageToolCLI", targets: ["ImageToolCLI"]),
+  ],
+  targets: [
+    .systemLibrary(
+      name: "CVips",
+      pkgConfig: "vips",
+      providers: [.apt(["libvips-dev"])]
+    ),
+    .target(name: "CVipsShim", dependencies: ["CVips"]),
+    .target(name: "Vips", dependencies: ["CVips", "CVipsShim"]),
+    .target(name: "ImageToolCLI", dependencies: ["Vips"]),
+    .executableTarget(name: "imgtool", dependencies: ["ImageToolCLI", "Vips"]),
+    .testTarget(name: "VipsTests", dependencies: ["Vips"]),
+    .testTarget(name: "ImageToolCLITests", dependencies: ["ImageToolCLI", "Vips", "imgtool"]),
+  ],
+  swiftLanguageModes: [.v6]
+)

@@ -1,0 +1,4 @@
+#ifndef IMAGETOOL_CVIPS_H
+#define IMAGETOOL_CVIPS_H
+#include <vips/vips.h>
+#endif

@@ -1,0 +1,87 @@
+#ifndef IMAGETOOL_CVIPSSHIM_H
+#define IMAGETOOL_CVIPSSHIM_H
+
+// One non-variadic function per libvips call that Swift cannot make itself:
+// variadic operations and macros. No logic lives here: each function passes its
+// arguments through, with the optional arguments named explicitly.
+
+#include <vips/vips.h>
+
+int cvips_init(const char *argv0);
+
+// Loading.
+int cvips_image_new_from_file(const char *filename, VipsImage **out, VipsAccess access,
+                              VipsFailOn fail_on);
+int cvips_image_new_from_buffer(const void *data, size_t length, VipsImage **out,
+                                VipsAccess access, VipsFailOn fail_on);
+int cvips_thumbnail_source(VipsSource *source, VipsImage **out, int width, int height,
+                           VipsInteresting crop, VipsSize size, const char *option_string);
+int cvips_thumbnail_buffer(void *data, size_t length, VipsImage **out, int width, int height,
+                           VipsInteresting crop, VipsSize size, const char *option_string);
+int cvips_thumbnail_image(VipsImage *in, VipsImage **out, int width, int height,
+                          VipsInteresting crop, VipsSize size);
+
+// Geometry.
+int cvips_resize(VipsImage *in, VipsImage **out, double hscale, double vscale);
+int cvips_extract_area(VipsImage *in, VipsImage **out, int left, int top, int width,
+                       int height);
+int cvips_smartcrop(VipsImage *in, VipsImage **out, int width, int height,
+                    VipsInteresting interesting);
+int cvips_embed(VipsImage *in, VipsImage **out, int x, int y, int width, int height,
+                VipsExtend extend, const double *background, int background_count);
+int cvips_rot(VipsImage *in, VipsImage **out, VipsAngle angle);
+int cvips_autorot(VipsImage *in, VipsImage **out);
+int cvips_arrayjoin(VipsImage **in, VipsImage **out, int count, int across, int shim,
+                    const double *background, int background_count);
+
+// Colour and pixel format.
+int cvips_colourspace(VipsImage *in, VipsImage **out, VipsInterpretation space);
+int cvips_icc_transform_embedded(VipsImage *in, VipsImage **out, const char *output_profile,
+                                 const char *fallback_input_profile);
+int cvips_cast(VipsImage *in, VipsImage **out, VipsBandFormat format, gboolean shift);
+int cvips_copy_interpretation(VipsImage *in, VipsImage **out,
+                              VipsInterpretation interpretation);
+int cvips_copy(VipsImage *in, VipsImage **out);
+int cvips_flatten(VipsImage *in, VipsImage **out, const double *background,
+                  int background_count);
+int cvips_premultiply(VipsImage *in, VipsImage **out);
+int cvips_unpremultiply(VipsImage *in, VipsImage **out);
+int cvips_extract_band(VipsImage *in, VipsImage **out, int band, int count);
+int cvips_bandjoin2(VipsImage *left, VipsImage *right, VipsImage **out);
+int cvips_bandjoin_const(VipsImage *in, VipsImage **out, const double *constants, int count);
+
+// Filters and compositing.
+int cvips_gaussblur(VipsImage *in, VipsImage **out, double sigma);
+int cvips_sharpen(VipsImage *in, VipsImage **out, double sigma);
+int cvips_composite2(VipsImage *base, VipsImage *overlay, VipsImage **out,
+                     VipsBlendMode mode);
+int cvips_ifthenelse_blend(VipsImage *condition, VipsImage *then_image,
+                           VipsImage *else_image, VipsImage **out);
+
+// Arithmetic, used to build masks.
+int cvips_xyz(VipsImage **out, int width, int height);
+int cvips_black(VipsImage **out, int width, int height, int bands);
+int cvips_linear(VipsImage *in, VipsImage **out, const double *a, const double *b, int count,
+                 gboolean uchar);
+int cvips_add(VipsImage *left, VipsImage *right, VipsImage **out);
+int cvips_multiply(VipsImage *left, VipsImage *right, VipsImage **out);
+int cvips_subtract(VipsImage *left, VipsImage *right, VipsImage **out);
+int cvips_abs(VipsImage *in, VipsImage **out);
+int cvips_bandmean(VipsImage *in, VipsImage **out);
+int cvips_pow_const(VipsImage *in, VipsImage **out, double exponent);
+int cvips_avg(VipsImage *in, double *out);
+int cvips_max(VipsImage *in, double *out);
+
+// Text.
+int cvips_text(VipsImage **out, const char *text, const char *font, int width, int dpi);
+
+// Saving.
+int cvips_pngsave_buffer(VipsImage *in, void **data, size_t *length, int compression);
+int cvips_jpegsave_buffer(VipsImage *in, void **data, size_t *length, int quality);
+int cvips_webpsave_buffer(VipsImage *in, void **data, size_t *length, int quality,
+                          gboolean lossless);
+int cvips_pngsave(VipsImage *in, const char *filename, int compression);
+int cvips_jpegsave(VipsImage *in, const char *filename, int quality);
+int cvips_webpsave(VipsImage *in, const char *filename, int quality, gboolean lossless);
+
+#endif

@@ -1,0 +1,47 @@
+import CVips
+import Foundation
+
+/// The checks made on untrusted input before libvips parses it: readable, not empty,
+/// and recognised by a loader that is allowed to run.
+enum InputCheck {
+  static func file(_ path: String) throws(VipsError) {
+    var isDirectory: ObjCBool = false
+    guard FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory) else {
+      throw .unreadable(source: path, message: "no such file")
+    }
+    guard !isDirectory.boolValue else {
+      throw .unreadable(source: path, message: "it is a directory")
+    }
+    guard FileManager.default.isReadableFile(atPath: path) else {
+      throw .unreadable(source: path, message: "permission denied")
+    }
+    let size = (try? FileManager.default.attributesOfItem(atPath: path)[.size] as? Int) ?? 0
+    guard size > 0 else { throw .empty(source: path) }
+    try checkLoader(vips_foreign_find_load(path), source: path)
+  }
+
+  static func bytes(_ bytes: [UInt8], name: String) throws(VipsError) -> ByteBuffer {
+    guard !bytes.isEmpty else { throw .empty(source: name) }
+    let buffer = ByteBuffer(copying: bytes)
+    try checkLoader(vips_foreign_find_load_buffer(buffer.start, buffer.count), source: name)
+    return buffer
+  }
+
+  /// Throws unless a loader was found and it is allowed to run.
+  private static func checkLoader(_ className: UnsafePointer<CChar>?, source: String)
+    throws(VipsError)
+  {
+    guard let className else {
+      _ = Vips.takeErrorMessage()
+      throw .notAnImage(source: source)
+    }
+    let type = g_type_from_name(className)
+    guard type != 0, let typeClass = g_type_class_ref(type) else { return }
+    defer { g_type_class_unref(typeClass) }
+    let operation = typeClass.assumingMemoryBound(to: VipsOperationClass.self).pointee
+    if operation.flags.rawValue & VIPS_OPERATION_BLOCKED.rawValue != 0 {
+      let nickname = operation.parent_class.nickname.map { String(cString: $0) }
+      throw .blockedLoader(source: source, loader: nickname ?? String(cString: className))
+    }
+  }
+}

@@ -1,0 +1,84 @@
+import CVips
+import CVipsShim
+import Foundation
+import Synchronization
+
+/// The process-wide libvips runtime: start-up, settings and diagnostics.
+///
+/// Every entry point of this module starts libvips on first use, so calling
+/// ``start()`` yourself is only needed to surface a start-up failure early:
+///
+/// ```swift
+/// try Vips.start()
+/// let image = try VipsImage(file: "photo.jpg")
+/// ```
+public enum Vips {
+  private static let startResult: Result<Void, VipsError> = {
+    guard cvips_init("imgtool") == 0 else {
+      return .failure(.startFailed(message: takeErrorMessage()))
+    }
+    // Untrusted loaders (matload, ppmload, svgload, pdfload, ...) parse formats
+    // that were never fuzzed for hostile input; photos never need them.
+    vips_block_untrusted_set(1)
+    // Every image we open is read once; a cache of operations only holds memory.
+    vips_cache_set_max(0)
+    vips_concurrency_set(Int32(max(1, ProcessInfo.processInfo.activeProcessorCount)))
+    WarningLog.install()
+    return .success(())
+  }()
+
+  /// Starts libvips once per process; safe to call from any thread, any number of times.
+  ///
+  /// Blocks libvips's untrusted loaders, turns the operation cache off, sets the
+  /// number of worker threads to the number of cores and captures libvips's
+  /// warnings instead of letting them reach standard error (see ``takeWarnings()``).
+  public static func start() throws(VipsError) {
+    try startResult.get()
+  }
+
+  /// The libvips version this process runs, for example `8.14.1`.
+  public static var version: String {
+    String(cString: vips_version_string())
+  }
+
+  /// The number of threads libvips uses for one pipeline.
+  public static var concurrency: Int {
+    get { Int(vips_concurrency_get()) }
+    set { vips_concurrency_set(Int32(max(1, newValue))) }
+  }
+
+  /// How many libvips objects (images, operations, regions...) are alive now.
+  ///
+  /// A program that has released every ``VipsImage`` returns to the count it had
+  /// before; tests use this to prove that nothing leaks.
+  public static var liveObjectCount: Int {
+    var count = 0
+    withUnsafeMutablePointer(to: &count) { counter in
+      _ = vips_object_map(
+        { _, counter, _ in
+          counter?.assumingMemoryBound(to: Int.self).pointee += 1
+          return nil
+        }, counter, nil)
+    }
+    return count
+  }
+
+  /// The warnings libvips raised since the last call, oldest first, and forgets them.
+  ///
+  /// libvips reports recoverable problems (a JPEG that ends early but still decodes,
+  /// an unknown metadata tag) as warnings; the library never prints them.
+  public static func takeWarnings() -> [String] {
+    WarningLog.take()
+  }
+
+  /// Takes libvips's error buffer as one line and clears it.
+  static func takeErrorMessage() -> String {
+    guard let buffer = vips_error_buffer_copy() else { return "unknown libvips error" }
+    defer { g_free(buffer) }
+    let lines = String(cString: buffer)
+      .split(whereSeparator: \.isNewline)
+      .map { $0.trimmingCharacters(in: .whitespaces) }
+      .filter { !$0.isEmpty }
+    return lines.isEmpty ? "unknown libvips error" : lines.joined(separator: "; ")
+  }
+}

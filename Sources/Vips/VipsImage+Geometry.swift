@@ -1,0 +1,99 @@
+import CVips
+import CVipsShim
+
+extension VipsImage {
+  /// Scales by `scale` horizontally and `verticalScale` (default: the same) vertically,
+  /// with libvips's Lanczos 3 kernel.
+  public func resized(scale: Double, verticalScale: Double? = nil) throws(VipsError) -> VipsImage {
+    let vertical = verticalScale ?? scale
+    guard scale > 0, vertical > 0, scale.isFinite, vertical.isFinite else {
+      throw .invalidArgument(
+        operation: "resize", message: "scales must be positive, not \(scale)x\(vertical)")
+    }
+    return try derive("resize") { input, out in cvips_resize(input, out, scale, vertical) }
+  }
+
+  /// The rectangle at (`left`, `top`) of `width` by `height` pixels (libvips's extract_area).
+  public func cropped(left: Int, top: Int, width: Int, height: Int) throws(VipsError) -> VipsImage {
+    guard left >= 0, top >= 0, width > 0, height > 0, left + width <= self.width,
+      top + height <= self.height
+    else {
+      throw .invalidArgument(
+        operation: "crop",
+        message: "the rectangle \(width)x\(height) at (\(left), \(top)) is not inside the "
+          + "\(self.width)x\(self.height) image")
+    }
+    return try derive("extract_area") { input, out in
+      cvips_extract_area(input, out, Int32(left), Int32(top), Int32(width), Int32(height))
+    }
+  }
+
+  /// A `width` by `height` crop that keeps the part `interesting` chooses.
+  public func smartCropped(width: Int, height: Int, interesting: Interesting = .attention)
+    throws(VipsError) -> VipsImage
+  {
+    guard width > 0, height > 0 else {
+      throw .invalidArgument(
+        operation: "smartcrop", message: "the size \(width)x\(height) is empty")
+    }
+    return try derive("smartcrop") { input, out in
+      cvips_smartcrop(input, out, Int32(width), Int32(height), interesting.vips)
+    }
+  }
+
+  /// Places this image at (`x`, `y`) on a `width` by `height` canvas of `background`.
+  public func embedded(x: Int, y: Int, width: Int, height: Int, background: [Double] = [0])
+    throws(VipsError) -> VipsImage
+  {
+    try derive("embed") { input, out in
+      cvips_embed(
+        input, out, Int32(x), Int32(y), Int32(width), Int32(height), VIPS_EXTEND_BACKGROUND,
+        background, Int32(background.count))
+    }
+  }
+
+  /// Turns the image clockwise by `quarterTurns` quarter turns.
+  public func rotated(quarterTurns: Int) throws(VipsError) -> VipsImage {
+    let angle: VipsAngle =
+      switch ((quarterTurns % 4) + 4) % 4 {
+      case 1: VIPS_ANGLE_D90
+      case 2: VIPS_ANGLE_D180
+      case 3: VIPS_ANGLE_D270
+      default: VIPS_ANGLE_D0
+      }
+    return try derive("rot") { input, out in cvips_rot(input, out, angle) }
+  }
+
+  /// Applies the EXIF orientation, so the image is upright, and resets it to 1.
+  public func autorotated() throws(VipsError) -> VipsImage {
+    try derive("autorot") { input, out in cvips_autorot(input, out) }
+  }
+
+  /// A copy tagged with EXIF orientation `orientation` (1 to 8); the pixels do not move.
+  /// Savers write the tag, so a viewer (or ``autorotated()``) turns the image to show it.
+  public func settingOrientation(_ orientation: Int) throws(VipsError) -> VipsImage {
+    guard (1...8).contains(orientation) else {
+      throw .invalidArgument(operation: "orientation", message: "\(orientation) is not from 1 to 8")
+    }
+    let copy = try derive("copy") { input, out in cvips_copy(input, out) }
+    vips_image_set_int(copy.pointer, VIPS_META_ORIENTATION, Int32(orientation))
+    return copy
+  }
+
+  /// Joins images in a grid, `across` to a row, left to right then top to bottom,
+  /// `spacing` pixels apart on `background` (libvips's arrayjoin). Cells take the
+  /// size of the largest image; bands and formats are matched first.
+  public static func grid(
+    _ images: [VipsImage], across: Int, spacing: Int = 0, background: [Double] = [0]
+  ) throws(VipsError) -> VipsImage {
+    guard let first = images.first, across > 0 else {
+      throw .invalidArgument(operation: "arrayjoin", message: "a grid needs images and across > 0")
+    }
+    var pointers: [UnsafeMutablePointer<CVips.VipsImage>?] = images.map(\.pointer)
+    return try first.derive("arrayjoin", with: Array(images.dropFirst())) { _, out in
+      cvips_arrayjoin(
+        &pointers, out, Int32(pointers.count), Int32(across), Int32(spacing), background,
+        Int32(background.count))
+    }
+  }
+}

@@ -1,0 +1,107 @@
+import CVips
+import CVipsShim
+
+extension VipsImage {
+  /// A one-band 8-bit mask, 255 inside a `width` by `height` rectangle whose corners
+  /// are rounded by `radius` pixels and 0 outside, with a one-pixel anti-aliased edge.
+  ///
+  /// A square with `radius` half its side is a disc:
+  ///
+  /// ```swift
+  /// let disc = try VipsImage.roundedRectangleMask(width: 64, height: 64, radius: 32)
+  /// ```
+  public static func roundedRectangleMask(width: Int, height: Int, radius: Double)
+    throws(VipsError) -> VipsImage
+  {
+    guard width > 0, height > 0, radius >= 0, radius.isFinite else {
+      throw .invalidArgument(
+        operation: "mask", message: "\(width)x\(height) with radius \(radius) is not a shape")
+    }
+    let halfWidth = Double(width) / 2
+    let halfHeight = Double(height) / 2
+    let r = min(radius, halfWidth, halfHeight)
+    // Signed distance of each pixel centre to the shape's edge (negative inside):
+    // q = |p| - (half - r); d = length(max(q, 0)) + min(max(qx, qy), 0) - r.
+    let grid = try create("xyz") { out in cvips_xyz(out, Int32(width), Int32(height)) }
+    let centred = try grid.linear([1, 1], [0.5 - halfWidth, 0.5 - halfHeight])
+    let q = try centred.absolute().linear([1, 1], [r - halfWidth, r - halfHeight])
+    let outside = try q.adding(q.absolute()).linear([0.5], [0])
+    let length = try outside.multiplying(outside).bandMean().linear([2], [0]).power(0.5)
+    let qx = try q.extractingBands(0)
+    let qy = try q.extractingBands(1)
+    let larger = try qx.adding(qy).adding(qx.subtracting(qy).absolute()).linear([0.5], [0])
+    let inside = try larger.subtracting(larger.absolute()).linear([0.5], [0])
+    // Coverage = clamp(0.5 - d, 0, 1), as 0...255 (+ 0.5: the uchar cast truncates).
+    let mask = try length.adding(inside)
+      .linear([-255], [(0.5 + r) * 255 + 0.5], clampToUInt8: true)
+    return try mask.derive("copy") { input, out in
+      cvips_copy_interpretation(input, out, VIPS_INTERPRETATION_B_W)
+    }
+  }
+
+  /// Multiplies the image's alpha by `mask` (one band, 0...255, same size), adding an
+  /// opaque alpha first when there is none; the result is 8-bit.
+  public func masked(by mask: VipsImage) throws(VipsError) -> VipsImage {
+    try checkSameSize(mask, operation: "mask")
+    let image = try castToUInt8().withAlpha()
+    let colour = try image.extractingBands(0, count: image.bands - 1)
+    let alpha = try image.extractingBands(image.bands - 1)
+      .multiplying(mask).linear([1.0 / 255], [0.5], clampToUInt8: true)
+    return try colour.joiningBands(alpha)
+  }
+
+  /// Paints `color` (one value per band) where `mask` is 255, keeps the image where it
+  /// is 0, and mixes the two in between.
+  public func painted(_ color: [Double], where mask: VipsImage) throws(VipsError) -> VipsImage {
+    try checkSameSize(mask, operation: "paint")
+    let values = (0..<bands).map { band in
+      band < color.count ? color[band] : (format == .ushort ? 65535 : 255)
+    }
+    let fill = try derive("new_from_image") { input, out in
+      out.pointee = vips_image_new_from_image(input, values, Int32(values.count))
+      return out.pointee == nil ? -1 : 0
+    }
+    return try derive("ifthenelse", with: [mask, fill]) { input, out in
+      cvips_ifthenelse_blend(mask.pointer, fill.pointer, input, out)
+    }
+  }
+
+  /// Draws a border `width` pixels wide inside the edge, following corners rounded
+  /// by `cornerRadius` (a disc's border when the radius is half the side).
+  public func bordered(width borderWidth: Int, color: [Double], cornerRadius: Double = 0)
+    throws(VipsError) -> VipsImage
+  {
+    guard borderWidth > 0 else { return self }
+    let outer = try Self.roundedRectangleMask(width: width, height: height, radius: cornerRadius)
+    let innerWidth = width - 2 * borderWidth
+    let innerHeight = height - 2 * borderWidth
+    guard innerWidth > 0, innerHeight > 0 else { return try painted(color, where: outer) }
+    let inner = try Self.roundedRectangleMask(
+      width: innerWidth, height: innerHeight, radius: max(0, cornerRadius - Double(borderWidth))
+    ).embedded(x: borderWidth, y: borderWidth, width: width, height: height)
+    let ring = try outer.multiplying(inner.linear([-1], [255]))
+      .linear([1.0 / 255], [0.5], clampToUInt8: true)
+    return try painted(color, where: ring)
+  }
+
+  /// Draws `overlay` over this image at (`x`, `y`) with alpha blending (libvips's
+  /// composite2 in `over` mode); both become sRGB with alpha.
+  public func overlaid(with overlay: VipsImage, x: Int = 0, y: Int = 0) throws(VipsError)
+    -> VipsImage
+  {
+    let base = try toSRGB().withAlpha()
+    let placed = try overlay.toSRGB().withAlpha()
+      .embedded(x: x, y: y, width: width, height: height, background: [0, 0, 0, 0])
+    return try base.derive("composite2", with: [placed]) { input, out in
+      cvips_composite2(input, placed.pointer, out, VIPS_BLEND_MODE_OVER)
+    }.castToUInt8()
+  }
+
+  func checkSameSize(_ other: VipsImage, operation: String) throws(VipsError) {
+    guard other.width == width, other.height == height else {
+      throw .invalidArgument(
+        operation: operation,
+        message: "the mask is \(other.width)x\(other.height), the image \(width)x\(height)")
+    }
+  }
+}

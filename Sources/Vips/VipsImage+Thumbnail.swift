@@ -1,0 +1,96 @@
+import CVips
+import CVipsShim
+
+/// Options of a thumbnail beyond its box.
+public struct ThumbnailOptions: Sendable, Equatable {
+  /// What to keep when the image's aspect ratio differs from the box's; `.none` fits inside.
+  public var crop: Interesting
+  /// Whether the image may shrink, grow, or both.
+  public var size: SizeMode
+  /// Limits checked from the header before the decode; `nil` checks none.
+  public var limits: ImageLimits?
+
+  public init(crop: Interesting = .none, size: SizeMode = .both, limits: ImageLimits? = .standard) {
+    self.crop = crop
+    self.size = size
+    self.limits = limits
+  }
+}
+
+extension VipsImage {
+  /// The loader options of every thumbnail: a truncated file is an error, not grey pixels.
+  static let thumbnailLoadOptions = "fail_on=truncated"
+
+  /// Decodes a file straight to a thumbnail, using the loader's shrink-on-load
+  /// (JPEG DCT scaling, WebP and PDF scaling...) so a large photo is never decoded whole.
+  ///
+  /// The decode happens here, once: the thumbnail is held in memory, so any number of
+  /// operations may read it afterwards. A truncated or corrupt file fails here.
+  ///
+  /// The EXIF orientation is applied, so the result is upright. The header is checked
+  /// against `options.limits` before anything is decoded.
+  ///
+  /// ```swift
+  /// let avatar = try VipsImage.thumbnail(file: "face.jpg", width: 256, height: 256,
+  ///                                      options: .init(crop: .attention))
+  /// ```
+  public static func thumbnail(
+    file path: String, width: Int, height: Int? = nil, options: ThumbnailOptions = .init()
+  ) throws(VipsError) -> VipsImage {
+    try checkBox(width: width, height: height)
+    _ = try VipsImage(file: path, limits: options.limits)
+    // A source, not a file name: libvips would read "[...]" in a name as load options.
+    guard let fileSource = vips_source_new_from_file(path) else {
+      throw VipsError.fromLibvips(operation: "thumbnail", source: path)
+    }
+    defer { g_object_unref(fileSource) }
+    return try create("thumbnail", source: path) { out in
+      cvips_thumbnail_source(
+        fileSource, out, Int32(width), Int32(height ?? width), options.crop.vips,
+        options.size.vips, thumbnailLoadOptions)
+    }.materialized()
+  }
+
+  /// Decodes an image held in memory straight to a thumbnail, with shrink-on-load;
+  /// see ``thumbnail(file:width:height:options:)``.
+  public static func thumbnail(
+    bytes: [UInt8], name: String = "bytes", width: Int, height: Int? = nil,
+    options: ThumbnailOptions = .init()
+  ) throws(VipsError) -> VipsImage {
+    try checkBox(width: width, height: height)
+    let probe = try VipsImage(bytes: bytes, name: name, limits: options.limits)
+    let buffer = probe.anchors
+    guard let storage = buffer.first as? ByteBuffer else {
+      throw .invalidArgument(operation: "thumbnail", message: "no bytes to read")
+    }
+    return try create("thumbnail", source: name, anchors: buffer) { out in
+      cvips_thumbnail_buffer(
+        storage.start, storage.count, out, Int32(width), Int32(height ?? width),
+        options.crop.vips, options.size.vips, thumbnailLoadOptions)
+    }.materialized()
+  }
+
+  /// A thumbnail of an image already open (no shrink-on-load: prefer the file and
+  /// bytes forms for sources).
+  public func thumbnail(
+    width: Int, height: Int? = nil, crop: Interesting = .none, size: SizeMode = .both
+  ) throws(VipsError) -> VipsImage {
+    try Self.checkBox(width: width, height: height)
+    return try derive("thumbnail") { input, out in
+      cvips_thumbnail_image(input, out, Int32(width), Int32(height ?? width), crop.vips, size.vips)
+    }
+  }
+
+  static func checkBox(width: Int, height: Int?) throws(VipsError) {
+    guard width > 0, (height ?? width) > 0, width <= maxCoordinate,
+      (height ?? width) <= maxCoordinate
+    else {
+      throw .invalidArgument(
+        operation: "thumbnail",
+        message: "the box \(width)x\(height ?? width) must have sides from 1 to \(maxCoordinate)")
+    }
+  }
+
+  /// The largest coordinate libvips accepts.
+  static let maxCoordinate = 10_000_000
+}

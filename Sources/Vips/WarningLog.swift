@@ -1,0 +1,35 @@
+import CVips
+import Synchronization
+
+/// Collects libvips's GLib warnings so that the library never writes to standard error.
+enum WarningLog {
+  /// The most recent warnings kept; older ones are dropped.
+  static let capacity = 256
+  private static let entries = Mutex<[String]>([])
+
+  static func install() {
+    let levels =
+      G_LOG_LEVEL_WARNING.rawValue | G_LOG_LEVEL_MESSAGE.rawValue | G_LOG_LEVEL_INFO.rawValue
+      | G_LOG_LEVEL_DEBUG.rawValue | G_LOG_FLAG_FATAL.rawValue | G_LOG_FLAG_RECURSION.rawValue
+    _ = g_log_set_handler(
+      "VIPS", GLogLevelFlags(rawValue: levels),
+      { _, level, message, _ in
+        guard let message, level.rawValue & G_LOG_LEVEL_WARNING.rawValue != 0 else { return }
+        WarningLog.append(String(cString: message))
+      }, nil)
+  }
+
+  static func append(_ message: String) {
+    entries.withLock { entries in
+      if entries.count == capacity { entries.removeFirst() }
+      entries.append(message)
+    }
+  }
+
+  static func take() -> [String] {
+    entries.withLock { entries in
+      defer { entries.removeAll() }
+      return entries
+    }
+  }
+}

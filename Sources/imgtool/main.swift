@@ -1,0 +1,1 @@
+print("imgtool: the command line lands in the next commit")
