@@ -1,1 +1,5 @@
-print("imgtool: the command line lands in the next commit")
+import Foundation
+import ImageToolCLI
+
+let status = await ImageTool().run(Array(CommandLine.arguments.dropFirst()))
+exit(status)

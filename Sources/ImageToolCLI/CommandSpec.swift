@@ -1,0 +1,59 @@
+/// What a command accepts, from which its parsing and its help are both made.
+public struct CommandSpec: Sendable {
+  /// One `--long` option: a flag, or an option with a value.
+  public struct Option: Sendable {
+    public var name: String
+    public var short: Character?
+    /// The value's placeholder in help (`<dir>`); `nil` for a flag.
+    public var valueName: String?
+    public var help: String
+    /// Whether the option may be given more than once (all values are kept).
+    public var repeats: Bool
+
+    public init(
+      _ name: String, short: Character? = nil, value valueName: String? = nil, help: String,
+      repeats: Bool = false
+    ) {
+      self.name = name
+      self.short = short
+      self.valueName = valueName
+      self.help = help
+      self.repeats = repeats
+    }
+
+    var isFlag: Bool { valueName == nil }
+  }
+
+  /// One positional argument.
+  public struct Argument: Sendable {
+    public var name: String
+    public var help: String
+    /// One or more (`<file> ...`) rather than exactly one.
+    public var repeats: Bool
+    public var optional: Bool
+
+    public init(_ name: String, help: String, repeats: Bool = false, optional: Bool = false) {
+      self.name = name
+      self.help = help
+      self.repeats = repeats
+      self.optional = optional
+    }
+  }
+
+  public var name: String
+  public var abstract: String
+  public var discussion: String
+  public var options: [Option]
+  public var arguments: [Argument]
+
+  public init(
+    name: String, abstract: String, discussion: String = "", options: [Option] = [],
+    arguments: [Argument] = []
+  ) {
+    self.name = name
+    self.abstract = abstract
+    self.discussion = discussion
+    self.options = options + [Option("help", short: "h", help: "Show help information.")]
+    self.arguments = arguments
+  }
+}

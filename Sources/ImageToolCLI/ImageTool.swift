@@ -1,0 +1,113 @@
+import Vips
+
+/// The `imgtool` command line as a library: `main.swift` only calls ``run(_:console:)``.
+///
+/// ```swift
+/// let status = await ImageTool().run(["info", "photo.jpg"])
+/// ```
+public struct ImageTool: Sendable {
+  /// ImageTool's version.
+  public static let version = "0.1.0"
+
+  public var commands: [any Command]
+
+  public init(commands: [any Command] = ImageTool.standardCommands) {
+    self.commands = commands
+  }
+
+  /// Every built-in subcommand, in the order `--help` lists them.
+  public static var standardCommands: [any Command] { [InfoCommand()] }
+
+  static let overview = """
+    Render photos once into every size a family of formats needs, keep the pixels in \
+    memory-mapped tables, and serve them back with no decode and no copy.
+    """
+
+  /// Runs one command line (without the program name) and returns the exit status.
+  public func run(_ arguments: [String], console: Console = .standard) async -> Int32 {
+    var arguments = arguments[...]
+    guard let first = arguments.first else {
+      console.err(rootHelp)
+      return ExitCode.usage
+    }
+    switch first {
+    case "--help", "-h":
+      console.out(rootHelp)
+      return ExitCode.success
+    case "--version":
+      console.out("imgtool \(Self.version) (libvips \(Vips.version))")
+      return ExitCode.success
+    case "help":
+      arguments = arguments.dropFirst()
+      guard let name = arguments.first else {
+        console.out(rootHelp)
+        return ExitCode.success
+      }
+      guard let command = command(named: name) else {
+        return usageError(.unknownCommand(name, suggestion: suggestion(for: name)), console)
+      }
+      console.out(HelpFormatter.help(for: command.spec))
+      return ExitCode.success
+    default:
+      break
+    }
+    guard let command = command(named: first) else {
+      let error: CommandLineError =
+        first.hasPrefix("-")
+        ? .unknownOption(first, suggestion: nil)
+        : .unknownCommand(first, suggestion: suggestion(for: first))
+      return usageError(error, console)
+    }
+    do {
+      let parsed = try ArgumentParser.parse(Array(arguments.dropFirst()), for: command.spec)
+      if parsed.flag("help") {
+        console.out(HelpFormatter.help(for: command.spec))
+        return ExitCode.success
+      }
+      return try await command.run(parsed, console: console)
+    } catch let error as CommandLineError {
+      return usageError(error, console, spec: command.spec)
+    } catch {
+      console.err("Error: \(error)")
+      return ExitCode.failure
+    }
+  }
+
+  private func command(named name: String) -> (any Command)? {
+    commands.first { $0.spec.name == name }
+  }
+
+  private func suggestion(for name: String) -> String? {
+    Suggestion.closest(to: name, among: commands.map(\.spec.name))
+  }
+
+  private func usageError(_ error: CommandLineError, _ console: Console, spec: CommandSpec? = nil)
+    -> Int32
+  {
+    console.err("Error: \(error)")
+    if let spec {
+      console.err("Usage: \(HelpFormatter.usage(of: spec))")
+      console.err("  See 'imgtool help \(spec.name)' for more.")
+    } else {
+      console.err("Usage: imgtool <subcommand>")
+      console.err("  See 'imgtool --help' for the subcommands.")
+    }
+    return ExitCode.usage
+  }
+
+  var rootHelp: String {
+    var lines = HelpFormatter.wrap("OVERVIEW: \(Self.overview)", width: 80, indent: "")
+    lines += [
+      "", "USAGE: imgtool <subcommand>", "", "OPTIONS:",
+      HelpFormatter.row("--version", "Show the version."),
+      HelpFormatter.row("-h, --help", "Show help information."), "", "SUBCOMMANDS:",
+    ]
+    lines += commands.map { HelpFormatter.row($0.spec.name, $0.spec.abstract) }
+    lines += [
+      "", "  See 'imgtool help <subcommand>' for detailed help.", "",
+      "EXIT STATUS: 0 when everything was done, 1 when some input failed (the rest was",
+      "done), 64 when the command line was wrong.",
+    ]
+    return lines.joined(separator: "\n")
+  }
+}

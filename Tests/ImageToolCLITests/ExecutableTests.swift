@@ -1,0 +1,69 @@
+import Foundation
+import Testing
+
+/// `imgtool` run as a user runs it: its own process, real exit statuses, and
+/// nothing on standard error but our own lines (libvips's warnings are captured).
+@Suite("imgtool executable")
+struct ExecutableTests {
+  @Test func versionAndHelp() throws {
+    let version = try runExecutable(["--version"])
+    #expect(version.status == 0)
+    #expect(version.out.hasPrefix("imgtool 0.1.0 (libvips 8."))
+    let help = try runExecutable(["--help"])
+    #expect(help.status == 0 && help.out.contains("SUBCOMMANDS:") && help.out.contains("info"))
+    let infoHelp = try runExecutable(["help", "info"])
+    #expect(infoHelp.status == 0 && infoHelp.out.contains("USAGE: imgtool info"))
+    #expect(try runExecutable(["info", "--help"]).out == infoHelp.out)
+  }
+
+  @Test func usageErrorsExit64WithUsage() throws {
+    let result = try runExecutable(["inf", "x.jpg"])
+    #expect(result.status == 64)
+    #expect(result.err.hasPrefix("Error: unknown subcommand 'inf'; did you mean 'info'?\nUsage:"))
+    #expect(try runExecutable([]).status == 64)
+  }
+
+  @Test func infoOnTheBundledPhotos() throws {
+    let photos = ["astronaut.png", "chelsea.png", "coffee.png", "hubble.jpg", "rocket.jpg"]
+    let result = try runExecutable(["info"] + photos.map(Paths.bundled))
+    #expect(result.status == 0)
+    #expect(result.err.isEmpty)
+    #expect(result.out.split(separator: "\n").count == photos.count)
+  }
+
+  @Test func truncatedFileGetsOneLineAndNoWarnings() throws {
+    let folder = try Paths.temporaryFolder()
+    let bytes = try Data(contentsOf: URL(fileURLWithPath: Paths.bundled("hubble.jpg")))
+    let truncated = folder.appendingPathComponent("cut.jpg")
+    try bytes.prefix(bytes.count / 2).write(to: truncated)
+    let result = try runExecutable(["info", truncated.path, Paths.bundled("rocket.jpg")])
+    #expect(result.status == 1)
+    #expect(result.out.split(separator: "\n").count == 1)
+    let errors = result.err.split(separator: "\n")
+    #expect(errors.count == 1, "standard error: \(result.err)")
+    #expect(
+      errors.first?.hasPrefix("imgtool: \(truncated.path): the image data ends early") == true)
+  }
+
+  @Test(
+    "every bad fixture: one specific line, no crash",
+    .enabled(if: Paths.sharedAvailable, "../shared/fixtures is absent"))
+  func sharedBadFixtures() throws {
+    let bad = Paths.shared.appendingPathComponent("bad")
+    let names = try FileManager.default.contentsOfDirectory(atPath: bad.path).sorted()
+      .filter { !$0.hasSuffix(".md") }
+    let result = try runExecutable(["info"] + names.map { bad.appendingPathComponent($0).path })
+    #expect(result.status == 1)
+    #expect(result.out.isEmpty)
+    let errors = result.err.split(separator: "\n").map(String.init)
+    #expect(errors.count == names.count, "standard error: \(result.err)")
+    let expected = [
+      "bomb-header-100000x100000.png": "refused before decoding",
+      "random-bytes.png": "not an image", "text.jpg": "not an image",
+      "truncated.jpg": "ends early (truncated)", "zero-bytes.jpg": "the file is empty",
+    ]
+    for (name, words) in expected {
+      #expect(errors.contains { $0.contains(name) && $0.contains(words) }, "\(name): \(words)")
+    }
+  }
+}

@@ -1,0 +1,83 @@
+import Foundation
+import Testing
+import Vips
+
+@testable import ImageToolCLI
+
+@Suite("imgtool info")
+struct InfoCommandTests {
+  @Test func oneLinePerFile() async {
+    let result = await runTool(["info", Paths.bundled("rocket.jpg"), Paths.bundled("chelsea.png")])
+    #expect(result.status == 0)
+    #expect(result.err.isEmpty)
+    #expect(
+      result.out == [
+        "\(Paths.bundled("rocket.jpg")): 640x427, 3 bands, 8-bit, srgb, jpegload, orientation 1, no alpha, ICC profile",
+        "\(Paths.bundled("chelsea.png")): 451x300, 3 bands, 8-bit, srgb, pngload, orientation 1, no alpha, ICC profile",
+      ])
+  }
+
+  @Test func jsonHasTheDocumentedKeys() async throws {
+    let result = await runTool(["info", "--json", Paths.bundled("coffee.png")])
+    #expect(result.status == 0)
+    let line = try #require(result.out.first)
+    let object = try #require(
+      try JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any])
+    #expect(
+      Set(object.keys)
+        == [
+          "file", "width", "height", "bands", "bits", "interpretation", "loader", "orientation",
+          "alpha", "icc",
+        ])
+    #expect(object["width"] as? Int == 600 && object["height"] as? Int == 400)
+    #expect(object["bits"] as? Int == 8 && object["loader"] as? String == "pngload")
+    #expect(object["alpha"] as? Bool == false && object["icc"] as? Bool == false)
+    #expect(line.hasPrefix(#"{"file":"#))
+  }
+
+  @Test func sizeIsAsDisplayedAfterOrientation() async throws {
+    let folder = try Paths.temporaryFolder()
+    let path = folder.appendingPathComponent("turned.jpg").path
+    let result = await runTool(["info", "--json", try makeRotatedJPEG(at: path)])
+    #expect(result.out.first?.contains(#""width":451,"height":300"#) == true)
+    #expect(result.out.first?.contains(#""orientation":6"#) == true)
+  }
+
+  @Test func badFilesFailAloneWithOneLineEach() async throws {
+    let folder = try Paths.temporaryFolder()
+    let empty = folder.appendingPathComponent("empty.jpg").path
+    let text = folder.appendingPathComponent("text.jpg").path
+    FileManager.default.createFile(atPath: empty, contents: Data())
+    FileManager.default.createFile(atPath: text, contents: Data("hello\n".utf8))
+    let good = Paths.bundled("coffee.png")
+    let result = await runTool(["info", empty, good, text, "/missing.png"])
+    #expect(result.status == 1)
+    #expect(result.out.count == 1 && result.out[0].hasPrefix("\(good): 600x400"))
+    #expect(
+      result.err == [
+        "imgtool: \(empty): the file is empty (0 bytes)",
+        "imgtool: \(text): not an image: no loader recognises its contents",
+        "imgtool: /missing.png: cannot read the file: no such file",
+      ])
+  }
+
+  @Test func limitsComeFromOptions() async {
+    let path = Paths.bundled("rocket.jpg")
+    let result = await runTool(["info", "--max-dimension", "600", path])
+    #expect(result.status == 1)
+    #expect(result.err.first?.contains("has a side longer than the limit of 600 pixels") == true)
+    let bad = await runTool(["info", "--max-pixels", "many", path])
+    #expect(bad.status == 64)
+    #expect(
+      bad.err.first
+        == "Error: invalid value 'many' for '--max-pixels': expected a whole number from 1 to 1000000000000"
+    )
+  }
+
+  private func makeRotatedJPEG(at path: String) throws -> String {
+    // Through the public library: stored sideways, tagged to be turned clockwise.
+    let upright = try VipsImage(file: Paths.bundled("chelsea.png"))
+    try upright.rotated(quarterTurns: 3).settingOrientation(6).write(to: path)
+    return path
+  }
+}

@@ -1,0 +1,71 @@
+import Foundation
+import ImageToolCLI
+import Synchronization
+
+/// A console that keeps what a command writes, for tests to read.
+final class CapturedConsole: Sendable {
+  private let lines = Mutex<(out: [String], err: [String])>(([], []))
+
+  var console: Console {
+    Console(
+      out: { line in self.lines.withLock { $0.out.append(line) } },
+      err: { line in self.lines.withLock { $0.err.append(line) } })
+  }
+
+  var out: [String] { lines.withLock { $0.out } }
+  var err: [String] { lines.withLock { $0.err } }
+}
+
+/// Runs `imgtool` in process with a captured console.
+func runTool(_ arguments: [String]) async -> (status: Int32, out: [String], err: [String]) {
+  let captured = CapturedConsole()
+  let status = await ImageTool().run(arguments, console: captured.console)
+  return (status, captured.out, captured.err)
+}
+
+enum Paths {
+  static let packageRoot = URL(fileURLWithPath: #filePath)
+    .deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+  static let bundledPhotos = packageRoot.appendingPathComponent("Examples/Photos")
+  static let shared = packageRoot.appendingPathComponent("../shared/fixtures").standardized
+  static var sharedAvailable: Bool {
+    FileManager.default.fileExists(atPath: shared.appendingPathComponent("bad").path)
+  }
+
+  static func bundled(_ name: String) -> String {
+    bundledPhotos.appendingPathComponent(name).path
+  }
+
+  /// The `imgtool` executable beside the test bundle.
+  static let executable = URL(fileURLWithPath: CommandLine.arguments[0])
+    .deletingLastPathComponent().appendingPathComponent("imgtool")
+
+  static func temporaryFolder() throws -> URL {
+    let folder = FileManager.default.temporaryDirectory
+      .appendingPathComponent("imgtool-cli-tests-\(UUID().uuidString)")
+    try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+    return folder
+  }
+}
+
+/// Runs the built `imgtool` executable as a user would, in its own process.
+func runExecutable(_ arguments: [String], in folder: URL? = nil) throws -> (
+  status: Int32, out: String, err: String
+) {
+  let process = Process()
+  process.executableURL = Paths.executable
+  process.arguments = arguments
+  if let folder { process.currentDirectoryURL = folder }
+  let out = Pipe()
+  let err = Pipe()
+  process.standardOutput = out
+  process.standardError = err
+  try process.run()
+  let outData = out.fileHandleForReading.readDataToEndOfFile()
+  let errData = err.fileHandleForReading.readDataToEndOfFile()
+  process.waitUntilExit()
+  return (
+    process.terminationStatus, String(decoding: outData, as: UTF8.self),
+    String(decoding: errData, as: UTF8.self)
+  )
+}
