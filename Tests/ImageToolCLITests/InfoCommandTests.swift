@@ -47,8 +47,8 @@ struct InfoCommandTests {
     let folder = try Paths.temporaryFolder()
     let empty = folder.appendingPathComponent("empty.jpg").path
     let text = folder.appendingPathComponent("text.jpg").path
-    FileManager.default.createFile(atPath: empty, contents: Data())
-    FileManager.default.createFile(atPath: text, contents: Data("hello\n".utf8))
+    _ = FileManager.default.createFile(atPath: empty, contents: Data())
+    _ = FileManager.default.createFile(atPath: text, contents: Data("hello\n".utf8))
     let good = Paths.bundled("coffee.png")
     let result = await runTool(["info", empty, good, text, "/missing.png"])
     #expect(result.status == 1)
