@@ -142,6 +142,19 @@ struct ThumbnailTests {
     #expect(try image.pixel(x: 45, y: 30)[3] == 255)
   }
 
+  @Test(
+    "every shared photo thumbnails to 8-bit sRGB", .enabled(if: shared),
+    arguments: Fixtures.files(in: Fixtures.shared.appendingPathComponent("photos")))
+  func everySharedPhoto(_ path: String) throws {
+    let image = try thumb(path, 64)
+    let header = try ImageHeader(file: path)
+    #expect(image.format == .uchar && image.interpretation == .srgb)
+    #expect(image.bands == (header.hasAlpha ? 4 : 3))
+    // The default size mode enlarges too: even one-pixel.png fills the box.
+    #expect(max(image.width, image.height) == 64)
+    #expect(try image.maximum() > 0)
+  }
+
   @Test func embeddedProfileIsAppliedAndDropped() throws {
     let image = try VipsImage.thumbnail(file: Fixtures.bundled("rocket.jpg"), width: 64)
     #expect(image.header.hasICCProfile)
