@@ -6,6 +6,7 @@ let package = Package(
   products: [
     .executable(name: "imgtool", targets: ["imgtool"]),
     .library(name: "Vips", targets: ["Vips"]),
+    .library(name: "ImageTables", targets: ["ImageTables"]),
     .library(name: "ImageToolCLI", targets: ["ImageToolCLI"]),
   ],
   targets: [
@@ -16,9 +17,11 @@ let package = Package(
     ),
     .target(name: "CVipsShim", dependencies: ["CVips"]),
     .target(name: "Vips", dependencies: ["CVips", "CVipsShim"]),
-    .target(name: "ImageToolCLI", dependencies: ["Vips"]),
+    .target(name: "ImageTables"),
+    .target(name: "ImageToolCLI", dependencies: ["Vips", "ImageTables"]),
     .executableTarget(name: "imgtool", dependencies: ["ImageToolCLI", "Vips"]),
     .testTarget(name: "VipsTests", dependencies: ["Vips"]),
+    .testTarget(name: "ImageTablesTests", dependencies: ["ImageTables"]),
     .testTarget(name: "ImageToolCLITests", dependencies: ["ImageToolCLI", "Vips", "imgtool"]),
   ],
   swiftLanguageModes: [.v6]

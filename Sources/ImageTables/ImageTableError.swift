@@ -1,0 +1,43 @@
+/// Why a table could not be opened, read or written.
+public enum ImageTableError: Error, Sendable, Equatable, CustomStringConvertible {
+  /// A system call on a table file failed.
+  case io(path: String, operation: String, message: String)
+  /// Another writer (another process, or another `ImageTable` in this one) has the table open.
+  case lockedByAnotherWriter(path: String)
+  /// The format's protection mode does not allow access while the cache is locked.
+  case protectedDataUnavailable(format: String, mode: ProtectionMode)
+  /// The entity id and source version are longer than a record holds.
+  case keyTooLong(entityID: String, bytes: Int, limit: Int)
+  /// Every entry is in use by a live ``Bitmap`` or being written; nothing can make room.
+  case noFreeSlot(format: String, capacity: Int)
+  /// The drawn size does not fit the format's slot.
+  case entryTooLarge(format: String, width: Int, height: Int, slotWidth: Int, slotHeight: Int)
+  /// The table was opened read-only.
+  case readOnly(format: String)
+  /// The file is not an ImageTool table (or not one this version reads).
+  case notATable(path: String, reason: String)
+
+  public var description: String {
+    switch self {
+    case .io(let path, let operation, let message):
+      "\(path): \(operation) failed: \(message)"
+    case .lockedByAnotherWriter(let path):
+      "\(path): another writer has this table open; wait for it to finish (waitForWriter), "
+        + "or open the table read-only"
+    case .protectedDataUnavailable(let format, let mode):
+      "format '\(format)' is protected (\(mode.rawValue)) and the cache is locked"
+    case .keyTooLong(let entityID, let bytes, let limit):
+      "entity id '\(entityID.prefix(80))...' with its source version is \(bytes) bytes; "
+        + "the limit is \(limit)"
+    case .noFreeSlot(let format, let capacity):
+      "format '\(format)': all \(capacity) entries are in use by live bitmaps or writes; "
+        + "release bitmaps or raise maximumCount"
+    case .entryTooLarge(let format, let width, let height, let slotWidth, let slotHeight):
+      "format '\(format)': \(width)x\(height) does not fit the \(slotWidth)x\(slotHeight) slot"
+    case .readOnly(let format):
+      "format '\(format)': the table is open read-only"
+    case .notATable(let path, let reason):
+      "\(path): not an ImageTool table: \(reason)"
+    }
+  }
+}

@@ -1,0 +1,71 @@
+import Foundation
+
+/// A file mapped into memory, with address space reserved up front for its largest
+/// size, so that it grows in place (the mapping never moves) and views into it stay
+/// valid. The mapping lives until the last reference to this object goes, so bytes a
+/// ``Bitmap`` views survive a reset that replaces the file.
+final class MappedFile: @unchecked Sendable {
+  // Safety of @unchecked Sendable: `length` changes only under the owning table's lock.
+  let path: String
+  let descriptor: Int32
+  let base: UnsafeMutableRawPointer
+  let reservedLength: Int
+  let writable: Bool
+  private(set) var length: Int
+
+  /// Opens (or creates, when `create`) the file at `path`, reserving `reservedLength` bytes.
+  init(path: String, create: Bool, writable: Bool, permissions: UInt16, reservedLength: Int)
+    throws(ImageTableError)
+  {
+    let flags = (writable ? O_RDWR : O_RDONLY) | (create ? O_CREAT : 0) | O_CLOEXEC
+    let descriptor = open(path, flags, mode_t(permissions))
+    guard descriptor >= 0 else { throw Self.error(path, "open") }
+    var status = stat()
+    guard fstat(descriptor, &status) == 0 else {
+      close(descriptor)
+      throw Self.error(path, "stat")
+    }
+    let length = Int(status.st_size)
+    let reserve = max(reservedLength, length, 4096)
+    let protection = writable ? (PROT_READ | PROT_WRITE) : PROT_READ
+    let address = mmap(nil, reserve, protection, MAP_SHARED, descriptor, 0)
+    guard let address, address != MAP_FAILED else {
+      close(descriptor)
+      throw Self.error(path, "mmap")
+    }
+    self.path = path
+    self.descriptor = descriptor
+    self.base = address
+    self.reservedLength = reserve
+    self.writable = writable
+    self.length = length
+  }
+
+  deinit {
+    munmap(base, reservedLength)
+    close(descriptor)
+  }
+
+  /// Grows the file to `newLength` bytes (never shrinks); new bytes read as zero.
+  func grow(to newLength: Int) throws(ImageTableError) {
+    guard newLength > length else { return }
+    precondition(newLength <= reservedLength, "a table file grew past its reservation")
+    guard ftruncate(descriptor, off_t(newLength)) == 0 else { throw Self.error(path, "ftruncate") }
+    length = newLength
+  }
+
+  /// Asks the kernel to write dirty pages back (not needed for crash safety against
+  /// a killed process, which the page cache already gives; this is for power loss).
+  func flush() {
+    if writable, length > 0 { msync(base, length, MS_ASYNC) }
+  }
+
+  /// Sets the permission bits, for an existing file whose format's protection changed.
+  func setPermissions(_ permissions: UInt16) {
+    fchmod(descriptor, mode_t(permissions))
+  }
+
+  static func error(_ path: String, _ operation: String) -> ImageTableError {
+    .io(path: path, operation: operation, message: String(cString: strerror(errno)))
+  }
+}

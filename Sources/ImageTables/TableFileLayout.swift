@@ -1,0 +1,252 @@
+import Foundation
+
+/// The on-disk layout of a table: a pixel file and an index file, little-endian.
+///
+/// ```
+/// <name>.table   header (page-aligned) | entry 0 | entry 1 | ...   (entryStride apart)
+/// <name>.index   header (4096)         | record 0 | record 1 | ... (512 bytes each)
+/// <name>.lock    empty; flock'd by the one writer
+/// ```
+///
+/// Table header: magic `IMGTABLE`, layout version, style, slot width and height,
+/// bytes per row, header size, entry stride, capacity, identity (random, shared with
+/// the index), fingerprint length and the fingerprint text.
+///
+/// Record i describes entry i. Its `sequence` is 0 when empty, odd while being
+/// written, and even when committed; the record checksum covers its fields and key
+/// with the sequence as seed, and the pixel checksum the entry's rows.
+enum TableFileLayout {
+  static let tableMagic: UInt64 = 0x454C_4241_5447_4D49  // "IMGTABLE"
+  static let indexMagic: UInt64 = 0x5845_444E_4947_4D49  // "IMGINDEX"
+  static let indexHeaderSize = 4096
+  static let recordSize = 512
+  static let keyOffset = 64
+  /// Bytes of entity id and source version a record holds.
+  static let keyCapacity = recordSize - keyOffset
+  static let fingerprintOffset = 64
+
+  static func tableHeaderSize(fingerprintBytes: Int) -> Int {
+    EntryLayout.roundUp(fingerprintOffset + fingerprintBytes, to: EntryLayout.pageSize)
+  }
+
+  static func recordOffset(_ slot: Int) -> Int { indexHeaderSize + slot * recordSize }
+}
+
+/// Reads and writes little-endian fields at byte offsets of a mapped file.
+extension UnsafeMutableRawPointer {
+  @inline(__always)
+  func field<T: FixedWidthInteger>(_ offset: Int, as type: T.Type = T.self) -> T {
+    T(littleEndian: loadUnaligned(fromByteOffset: offset, as: T.self))
+  }
+
+  @inline(__always)
+  func setField<T: FixedWidthInteger>(_ offset: Int, _ value: T) {
+    storeBytes(of: value.littleEndian, toByteOffset: offset, as: T.self)
+  }
+}
+
+/// Why a table file's header cannot be used.
+struct HeaderProblem: Error {
+  let reason: String
+  init(_ reason: String) { self.reason = reason }
+}
+
+/// The fixed part of the table file's header.
+struct TableHeader: Equatable {
+  var style: PixelStyle
+  var width: Int
+  var height: Int
+  var bytesPerRow: Int
+  var headerSize: Int
+  var entryStride: Int
+  var capacity: Int
+  var identity: UInt64
+  var fingerprint: String
+
+  static let version: UInt32 = UInt32(ImageFormat.tableLayoutVersion)
+
+  func write(to base: UnsafeMutableRawPointer) {
+    base.setField(0, TableFileLayout.tableMagic)
+    base.setField(8, Self.version)
+    base.setField(12, style.code)
+    base.setField(16, UInt32(width))
+    base.setField(20, UInt32(height))
+    base.setField(24, UInt32(bytesPerRow))
+    base.setField(28, UInt32(headerSize))
+    base.setField(32, UInt64(entryStride))
+    base.setField(40, UInt64(capacity))
+    base.setField(48, identity)
+    let bytes = Array(fingerprint.utf8)
+    base.setField(56, UInt32(bytes.count))
+    bytes.withUnsafeBytes {
+      (base + TableFileLayout.fingerprintOffset).copyMemory(
+        from: $0.baseAddress!, byteCount: $0.count)
+    }
+  }
+
+  /// Reads a header from the first `length` bytes of a mapped table file.
+  static func read(from base: UnsafeMutableRawPointer, length: Int) -> Result<
+    TableHeader, HeaderProblem
+  > {
+    guard length >= TableFileLayout.fingerprintOffset else {
+      return .failure(HeaderProblem("the file is too short"))
+    }
+    guard base.field(0, as: UInt64.self) == TableFileLayout.tableMagic else {
+      return .failure(HeaderProblem("no table header"))
+    }
+    guard base.field(8, as: UInt32.self) == version else {
+      return .failure(
+        HeaderProblem(
+          "layout version \(base.field(8, as: UInt32.self)), this build reads \(version)"))
+    }
+    guard let style = PixelStyle(code: base.field(12)) else {
+      return .failure(HeaderProblem("unknown pixel style"))
+    }
+    let fingerprintLength = Int(base.field(56, as: UInt32.self))
+    let headerSize = Int(base.field(28, as: UInt32.self))
+    guard TableFileLayout.fingerprintOffset + fingerprintLength <= headerSize, headerSize <= length
+    else {
+      return .failure(HeaderProblem("the header is cut short"))
+    }
+    let fingerprint = String(
+      decoding: UnsafeRawBufferPointer(
+        start: base + TableFileLayout.fingerprintOffset, count: fingerprintLength),
+      as: UTF8.self)
+    let header = TableHeader(
+      style: style, width: Int(base.field(16, as: UInt32.self)),
+      height: Int(base.field(20, as: UInt32.self)),
+      bytesPerRow: Int(base.field(24, as: UInt32.self)), headerSize: headerSize,
+      entryStride: Int(base.field(32, as: UInt64.self)),
+      capacity: Int(base.field(40, as: UInt64.self)), identity: base.field(48),
+      fingerprint: fingerprint)
+    let layout = EntryLayout(width: header.width, height: header.height, style: style)
+    guard layout.bytesPerRow == header.bytesPerRow, layout.entryStride == header.entryStride,
+      header.capacity > 0
+    else {
+      return .failure(HeaderProblem("the header's geometry does not add up"))
+    }
+    return .success(header)
+  }
+}
+
+/// One index record, read from or written to a mapped index file.
+struct IndexRecord: Equatable {
+  var sequence: UInt64
+  var idHash: UInt64
+  var entityID: String
+  var sourceVersion: String
+  var width: Int
+  var height: Int
+  var pixelChecksum: UInt64
+  var writeOrder: UInt64
+
+  /// Reads record `slot`; nil when it is empty, being written, or fails its checksum
+  /// (with the reason in `problem`).
+  static func read(slot: Int, from index: UnsafeMutableRawPointer) -> (
+    IndexRecord?, problem: String?
+  ) {
+    let record = index + TableFileLayout.recordOffset(slot)
+    let sequence: UInt64 = record.field(0)
+    if sequence == 0 { return (nil, nil) }
+    if sequence & 1 == 1 { return (nil, "its write never finished") }
+    let idLength = Int(record.field(16, as: UInt32.self))
+    let versionLength = Int(record.field(20, as: UInt32.self))
+    guard idLength + versionLength <= TableFileLayout.keyCapacity else {
+      return (nil, "its record is damaged (key length)")
+    }
+    guard
+      checksum(of: record, keyLength: idLength + versionLength, sequence: sequence)
+        == record.field(48)
+    else {
+      return (nil, "its record fails its checksum")
+    }
+    let key = UnsafeRawBufferPointer(
+      start: record + TableFileLayout.keyOffset, count: idLength + versionLength)
+    return (
+      IndexRecord(
+        sequence: sequence, idHash: record.field(8),
+        entityID: String(decoding: key.prefix(idLength), as: UTF8.self),
+        sourceVersion: String(decoding: key.dropFirst(idLength), as: UTF8.self),
+        width: Int(record.field(24, as: UInt32.self)),
+        height: Int(record.field(28, as: UInt32.self)),
+        pixelChecksum: record.field(32), writeOrder: record.field(40)),
+      nil
+    )
+  }
+
+  /// Writes every field but the sequence, then the checksum (seeded with `sequence`).
+  func writeFields(slot: Int, to index: UnsafeMutableRawPointer) {
+    let record = index + TableFileLayout.recordOffset(slot)
+    var id = entityID
+    var version = sourceVersion
+    let idLength = id.withUTF8 { bytes in
+      (record + TableFileLayout.keyOffset).copyMemory(
+        from: bytes.baseAddress!, byteCount: bytes.count)
+      return bytes.count
+    }
+    let versionLength = version.withUTF8 { bytes in
+      if bytes.count > 0 {
+        (record + TableFileLayout.keyOffset + idLength).copyMemory(
+          from: bytes.baseAddress!, byteCount: bytes.count)
+      }
+      return bytes.count
+    }
+    record.setField(8, idHash)
+    record.setField(16, UInt32(idLength))
+    record.setField(20, UInt32(versionLength))
+    record.setField(24, UInt32(width))
+    record.setField(28, UInt32(height))
+    record.setField(32, pixelChecksum)
+    record.setField(40, writeOrder)
+    record.setField(56, UInt64(0))
+    record.setField(
+      48, Self.checksum(of: record, keyLength: idLength + versionLength, sequence: sequence))
+  }
+
+  static func sequence(slot: Int, in index: UnsafeMutableRawPointer) -> UInt64 {
+    (index + TableFileLayout.recordOffset(slot)).field(0)
+  }
+
+  static func setSequence(_ sequence: UInt64, slot: Int, in index: UnsafeMutableRawPointer) {
+    (index + TableFileLayout.recordOffset(slot)).setField(0, sequence)
+  }
+
+  private static func checksum(of record: UnsafeMutableRawPointer, keyLength: Int, sequence: UInt64)
+    -> UInt64
+  {
+    let fields = Checksum.hash(UnsafeRawBufferPointer(start: record + 8, count: 40), seed: sequence)
+    return Checksum.hash(
+      UnsafeRawBufferPointer(start: record + TableFileLayout.keyOffset, count: keyLength),
+      seed: fields)
+  }
+
+  /// Whether the record's key bytes equal `entityID` (no allocation).
+  static func keyMatches(slot: Int, in index: UnsafeMutableRawPointer, entityID: inout String)
+    -> Bool
+  {
+    let record = index + TableFileLayout.recordOffset(slot)
+    let idLength = Int(record.field(16, as: UInt32.self))
+    return entityID.withUTF8 { bytes in
+      bytes.count == idLength
+        && (idLength == 0
+          || memcmp(record + TableFileLayout.keyOffset, bytes.baseAddress!, idLength) == 0)
+    }
+  }
+
+  /// Whether the record's source version equals `sourceVersion` (no allocation).
+  static func versionMatches(
+    slot: Int, in index: UnsafeMutableRawPointer, sourceVersion: inout String
+  )
+    -> Bool
+  {
+    let record = index + TableFileLayout.recordOffset(slot)
+    let idLength = Int(record.field(16, as: UInt32.self))
+    let versionLength = Int(record.field(20, as: UInt32.self))
+    return sourceVersion.withUTF8 { bytes in
+      bytes.count == versionLength
+        && (versionLength == 0
+          || memcmp(
+            record + TableFileLayout.keyOffset + idLength, bytes.baseAddress!, versionLength) == 0)
+    }
+  }
+}
