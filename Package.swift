@@ -22,7 +22,8 @@ let package = Package(
     .executableTarget(name: "imgtool", dependencies: ["ImageToolCLI", "Vips"]),
     .testTarget(name: "VipsTests", dependencies: ["Vips"]),
     .testTarget(name: "ImageTablesTests", dependencies: ["ImageTables"]),
-    .testTarget(name: "ImageToolCLITests", dependencies: ["ImageToolCLI", "Vips", "imgtool"]),
+    .testTarget(
+      name: "ImageToolCLITests", dependencies: ["ImageToolCLI", "ImageTables", "Vips", "imgtool"]),
   ],
   swiftLanguageModes: [.v6]
 )

@@ -16,7 +16,9 @@ public struct ImageTool: Sendable {
   }
 
   /// Every built-in subcommand, in the order `--help` lists them.
-  public static var standardCommands: [any Command] { [InfoCommand()] }
+  public static var standardCommands: [any Command] {
+    [InfoCommand(), InspectCommand(), VerifyCommand(), BenchCommand()]
+  }
 
   static let overview = """
     Render photos once into every size a family of formats needs, keep the pixels in \

@@ -1,0 +1,57 @@
+import Foundation
+import ImageTables
+
+/// `imgtool verify CACHE_DIR`: checks every entry of every table.
+public struct VerifyCommand: Command {
+  public init() {}
+
+  public let spec = CommandSpec(
+    name: "verify",
+    abstract: "Check every entry of a cache's tables; exit 1 naming what is corrupt.",
+    discussion: """
+      Opens each table read-only and checks each entry's record and pixel checksums. A \
+      corrupt entry is named with its table, slot, entity and reason; a table serving it \
+      treats it as a miss. Nothing is changed: the next writer clears what is corrupt.
+      """,
+    options: [.init("json", help: "Print one JSON object with 'checked' and 'corrupt'.")],
+    arguments: [.init("cache-dir", help: "The cache folder.")]
+  )
+
+  public func run(_ arguments: ParsedArguments, console: Console) async throws -> Int32 {
+    let directory = URL(fileURLWithPath: arguments.positionals[0])
+    var checked = 0
+    var corrupt: [(format: String, slot: Int?, entity: String?, reason: String)] = []
+    let paths = try ImageTable.tableFiles(in: directory)
+    for path in paths {
+      let name = URL(fileURLWithPath: path).deletingPathExtension().lastPathComponent
+      do {
+        let report = try ImageTable(existingTableAt: path).verify()
+        checked += report.checked
+        corrupt += report.corrupt.map { (name, $0.slot, $0.entityID, $0.reason) }
+      } catch {
+        corrupt.append((name, nil, nil, "\(error)"))
+      }
+    }
+    if arguments.flag("json") {
+      let list = corrupt.map { problem in
+        JSONValue.object([
+          ("format", .string(problem.format)), ("slot", problem.slot.map { .integer($0) } ?? .null),
+          ("entity", problem.entity.map { .string($0) } ?? .null),
+          ("reason", .string(problem.reason)),
+        ])
+      }
+      console.out(
+        JSONValue.object([("checked", .integer(checked)), ("corrupt", .array(list))]).text)
+    } else {
+      for problem in corrupt {
+        let slot = problem.slot.map { " slot \($0)" } ?? ""
+        let entity = problem.entity.map { " ('\($0)')" } ?? ""
+        console.err("imgtool: corrupt: \(problem.format)\(slot)\(entity): \(problem.reason)")
+      }
+      console.out(
+        "\(directory.path): \(paths.count) table\(paths.count == 1 ? "" : "s"), \(checked) entries "
+          + "checked, \(corrupt.count) corrupt")
+    }
+    return corrupt.isEmpty ? ExitCode.success : ExitCode.failure
+  }
+}
