@@ -8,6 +8,19 @@ public struct EntryCanvas: ~Copyable {
   public let height: Int
   public let style: PixelStyle
 
+  /// A canvas over memory of your own (the table makes its own for its slots).
+  public init(
+    bytes: UnsafeMutableRawBufferPointer, bytesPerRow: Int, width: Int, height: Int,
+    style: PixelStyle
+  ) {
+    precondition(bytesPerRow >= width * style.bytesPerPixel && bytes.count >= bytesPerRow * height)
+    self.bytes = bytes
+    self.bytesPerRow = bytesPerRow
+    self.width = width
+    self.height = height
+    self.style = style
+  }
+
   /// The bytes of row `y` that hold pixels.
   public func row(_ y: Int) -> UnsafeMutableRawBufferPointer {
     UnsafeMutableRawBufferPointer(

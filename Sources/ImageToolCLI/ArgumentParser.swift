@@ -1,3 +1,5 @@
+import ImageProcessing
+
 /// Parses arguments the way swift-argument-parser users expect: `--name value`,
 /// `--name=value`, `-h`, flags anywhere, and `--` before arguments that start with `-`.
 public enum ArgumentParser {

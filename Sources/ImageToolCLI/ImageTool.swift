@@ -1,3 +1,4 @@
+import ImageProcessing
 import Vips
 
 /// The `imgtool` command line as a library: `main.swift` only calls ``run(_:console:)``.

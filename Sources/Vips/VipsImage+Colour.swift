@@ -100,7 +100,7 @@ extension VipsImage {
   }
 
   /// Samples converted to `format`, clamped to its range (no scaling).
-  func cast(to format: BandFormat) throws(VipsError) -> VipsImage {
+  public func cast(to format: BandFormat) throws(VipsError) -> VipsImage {
     let target = format.vips
     return try derive("cast") { input, out in cvips_cast(input, out, target, 0) }
   }

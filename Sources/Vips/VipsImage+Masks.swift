@@ -66,19 +66,23 @@ extension VipsImage {
     }
   }
 
-  /// Draws a border `width` pixels wide inside the edge, following corners rounded
-  /// by `cornerRadius` (a disc's border when the radius is half the side).
-  public func bordered(width borderWidth: Int, color: [Double], cornerRadius: Double = 0)
-    throws(VipsError) -> VipsImage
-  {
+  /// Draws a border `width` pixels wide inside the edge of `rect` (default: the whole
+  /// image), following its corners rounded by `cornerRadius` (a disc's border when the
+  /// rectangle is a square and the radius half its side). Outside `rect` nothing changes.
+  public func bordered(
+    width borderWidth: Int, color: [Double], cornerRadius: Double = 0, in rect: PixelRect? = nil
+  ) throws(VipsError) -> VipsImage {
     guard borderWidth > 0 else { return self }
-    let outer = try Self.roundedRectangleMask(width: width, height: height, radius: cornerRadius)
-    let innerWidth = width - 2 * borderWidth
-    let innerHeight = height - 2 * borderWidth
+    let rect = rect ?? PixelRect(x: 0, y: 0, width: width, height: height)
+    let outer = try Self.roundedRectangleMask(
+      width: rect.width, height: rect.height, radius: cornerRadius
+    ).embedded(x: rect.x, y: rect.y, width: width, height: height)
+    let innerWidth = rect.width - 2 * borderWidth
+    let innerHeight = rect.height - 2 * borderWidth
     guard innerWidth > 0, innerHeight > 0 else { return try painted(color, where: outer) }
     let inner = try Self.roundedRectangleMask(
       width: innerWidth, height: innerHeight, radius: max(0, cornerRadius - Double(borderWidth))
-    ).embedded(x: borderWidth, y: borderWidth, width: width, height: height)
+    ).embedded(x: rect.x + borderWidth, y: rect.y + borderWidth, width: width, height: height)
     let ring = try outer.multiplying(inner.linear([-1], [255]))
       .linear([1.0 / 255], [0.5], clampToUInt8: true)
     return try painted(color, where: ring)

@@ -27,4 +27,16 @@ extension VipsImage {
     }
     return try subtracting(other).absolute().average()
   }
+
+  /// The largest |a - b| over every sample: the worst pixel, in sample units.
+  public func maximumDifference(to other: VipsImage) throws(VipsError) -> Double {
+    guard other.width == width, other.height == height, other.bands == bands else {
+      throw .invalidArgument(
+        operation: "difference",
+        message:
+          "\(width)x\(height)x\(bands) and \(other.width)x\(other.height)x\(other.bands) differ in shape"
+      )
+    }
+    return try subtracting(other).absolute().maximum()
+  }
 }

@@ -66,12 +66,6 @@ struct ArgumentParserTests {
     #expect(try parsed.integer("missing", in: 1...100, default: 5) == 5)
   }
 
-  @Test func suggestionsFindCloseNames() {
-    #expect(Suggestion.closest(to: "inof", among: ["info", "render"]) == "info")
-    #expect(Suggestion.closest(to: "zzzzzz", among: ["info", "render"]) == nil)
-    #expect(Suggestion.distance("kitten", "sitting") == 3)
-  }
-
   @Test func helpListsEveryOptionAndArgument() {
     let help = HelpFormatter.help(for: spec)
     #expect(

@@ -1,0 +1,23 @@
+import Vips
+
+/// One step of a format's look: takes an image, returns the next (FastImageCache's
+/// drawing block, as a reusable, registered piece).
+///
+/// A processor's `identifier` names it, its version and its parameters, and is part
+/// of every format fingerprint that uses it: change the version or a parameter and
+/// the tables that hold its output are re-rendered.
+///
+/// ```swift
+/// struct Invert: ImageProcessor {
+///   var identifier: String { "invert@1" }
+///   func process(_ image: VipsImage, context: ProcessingContext) throws -> VipsImage {
+///     try image.toSRGB().linear([-1, -1, -1], [255, 255, 255])
+///   }
+/// }
+/// ```
+public protocol ImageProcessor: Sendable {
+  /// Stable text naming the processor, its version and its parameters.
+  var identifier: String { get }
+  /// Returns the processed image; the input is never changed.
+  func process(_ image: VipsImage, context: ProcessingContext) throws -> VipsImage
+}

@@ -1,0 +1,87 @@
+import ImageTables
+import Vips
+
+/// Turns a processed image into the exact bytes of a ``PixelStyle``.
+///
+/// Whatever the image is (CMYK, an ICC profile, 16-bit, grey with alpha, a palette),
+/// it becomes 8-bit sRGB first; then `bgra32` keeps alpha (premultiplied on store),
+/// the opaque styles blend it onto the background, and `gray8` takes luminance.
+///
+/// ```swift
+/// let raster = try Rasterizer.prepare(image, style: .bgra32, background: .white, slot: (64, 64))
+/// try table.write(entityID: id, sourceVersion: version, width: raster.width, height: raster.height) {
+///   raster.draw(into: $0)
+/// }
+/// ```
+public struct Rasterizer: Sendable {
+  /// The image's size in pixels: at most the slot's.
+  public let width: Int
+  public let height: Int
+  public let style: PixelStyle
+  /// Packed 8-bit samples: RGBA for `bgra32`, RGB for `bgr32` and `bgr555`, grey for `gray8`.
+  let samples: [UInt8]
+
+  /// Converts `image` for `style`; fails if it is larger than the slot.
+  public static func prepare(
+    _ image: VipsImage, style: PixelStyle, background: RGBA, slotWidth: Int, slotHeight: Int,
+    format: String = ""
+  ) throws(ProcessingError) -> Rasterizer {
+    guard image.width <= slotWidth, image.height <= slotHeight else {
+      throw .largerThanSlot(
+        format: format, width: image.width, height: image.height, slotWidth: slotWidth,
+        slotHeight: slotHeight)
+    }
+    do {
+      let backdrop = [Double(background.red), Double(background.green), Double(background.blue)]
+      let srgb = try image.toSRGB()
+      let converted: VipsImage =
+        switch style {
+        case .bgra32: try srgb.withAlpha()
+        case .bgr32, .bgr555: try srgb.flattened(background: backdrop)
+        case .gray8: try srgb.flattened(background: backdrop).toGreyscale()
+        }
+      return Rasterizer(
+        width: converted.width, height: converted.height, style: style,
+        samples: try converted.writePixels())
+    } catch {
+      throw .rasterizeFailed(format: format, reason: error.reason)
+    }
+  }
+
+  /// Stores every pixel into `canvas` in its style, row by row at its stride.
+  public func draw(into canvas: borrowing EntryCanvas) {
+    precondition(canvas.width == width && canvas.height == height && canvas.style == style)
+    let channels = samples.count / max(1, width * height)
+    samples.withUnsafeBufferPointer { samples in
+      let base = canvas.bytes.baseAddress!
+      for y in 0..<height {
+        let row = base + y * canvas.bytesPerRow
+        var sample = y * width * channels
+        for x in 0..<width {
+          let pixel: RGBA =
+            switch channels {
+            case 4:
+              RGBA(samples[sample], samples[sample + 1], samples[sample + 2], samples[sample + 3])
+            case 3: RGBA(samples[sample], samples[sample + 1], samples[sample + 2])
+            default: RGBA(samples[sample], samples[sample], samples[sample])
+            }
+          style.store(pixel, at: row + x * style.bytesPerPixel)
+          sample += channels
+        }
+      }
+    }
+  }
+
+  /// The style's bytes in a buffer of its own (rows padded as in a table), for tools
+  /// that show what a table would hold.
+  public func bytes() -> (bytes: [UInt8], bytesPerRow: Int) {
+    let layout = EntryLayout(width: width, height: height, style: style)
+    var buffer = [UInt8](repeating: 0, count: layout.bytesPerEntry)
+    buffer.withUnsafeMutableBytes { raw in
+      draw(
+        into: EntryCanvas(
+          bytes: raw, bytesPerRow: layout.bytesPerRow, width: width, height: height, style: style))
+    }
+    return (buffer, layout.bytesPerRow)
+  }
+}
