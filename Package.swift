@@ -9,6 +9,8 @@ let package = Package(
     .library(name: "ImageTables", targets: ["ImageTables"]),
     .library(name: "ImageProcessing", targets: ["ImageProcessing"]),
     .library(name: "ImageToolCLI", targets: ["ImageToolCLI"]),
+    // An example processor plugin, loaded with `imgtool --plugin` (Examples/CustomProcessor).
+    .library(name: "SepiaPlugin", type: .dynamic, targets: ["SepiaPlugin"]),
   ],
   targets: [
     .systemLibrary(
@@ -19,9 +21,13 @@ let package = Package(
     .target(name: "CVipsShim", dependencies: ["CVips"]),
     .target(name: "Vips", dependencies: ["CVips", "CVipsShim"]),
     .target(name: "ImageTables"),
-    .target(name: "ImageProcessing", dependencies: ["Vips", "ImageTables"]),
+    .target(name: "ImageToolPluginABI"),
+    .target(name: "ImageProcessing", dependencies: ["Vips", "ImageTables", "ImageToolPluginABI"]),
     .target(name: "ImageToolCLI", dependencies: ["Vips", "ImageTables", "ImageProcessing"]),
-    .executableTarget(name: "imgtool", dependencies: ["ImageToolCLI", "Vips"]),
+    .target(
+      name: "SepiaPlugin", dependencies: ["CVips", "CVipsShim", "ImageToolPluginABI"],
+      path: "Examples/CustomProcessor/SepiaPlugin"),
+    .executableTarget(name: "imgtool", dependencies: ["ImageToolCLI", "ImageProcessing"]),
     .testTarget(name: "VipsTests", dependencies: ["Vips"]),
     .testTarget(name: "ImageTablesTests", dependencies: ["ImageTables"]),
     .testTarget(

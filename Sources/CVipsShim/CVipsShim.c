@@ -120,6 +120,10 @@ int cvips_bandjoin_const(VipsImage *in, VipsImage **out, const double *constants
   return vips_bandjoin_const(in, out, (double *)constants, count, NULL);
 }
 
+int cvips_recomb(VipsImage *in, VipsImage **out, VipsImage *matrix) {
+  return vips_recomb(in, out, matrix, NULL);
+}
+
 int cvips_gaussblur(VipsImage *in, VipsImage **out, double sigma) {
   return vips_gaussblur(in, out, sigma, NULL);
 }

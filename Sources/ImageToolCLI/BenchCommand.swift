@@ -23,7 +23,8 @@ public struct BenchCommand: Command {
     arguments: [.init("suite", help: "What to measure: tables.")]
   )
 
-  public func run(_ arguments: ParsedArguments, console: Console) async throws -> Int32 {
+  public func run(_ arguments: ParsedArguments, context: CommandContext) async throws -> Int32 {
+    let console = context.console
     guard arguments.positionals[0] == "tables" else {
       throw CommandLineError.invalidValue(
         option: "<suite>", value: arguments.positionals[0], reason: "the suites are: tables")

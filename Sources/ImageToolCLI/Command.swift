@@ -1,3 +1,5 @@
+import ImageProcessing
+
 /// One `imgtool` subcommand.
 ///
 /// A command declares what it accepts as a ``CommandSpec`` (from which its usage and
@@ -5,5 +7,17 @@
 public protocol Command: Sendable {
   var spec: CommandSpec { get }
   /// Runs the command and returns its exit status.
-  func run(_ arguments: ParsedArguments, console: Console) async throws -> Int32
+  func run(_ arguments: ParsedArguments, context: CommandContext) async throws -> Int32
+}
+
+/// What every command runs with: where to write, and the processors registered
+/// (built-ins and any `--plugin`).
+public struct CommandContext: Sendable {
+  public var console: Console
+  public var registry: ProcessorRegistry
+
+  public init(console: Console, registry: ProcessorRegistry) {
+    self.console = console
+    self.registry = registry
+  }
 }

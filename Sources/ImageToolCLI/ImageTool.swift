@@ -11,14 +11,23 @@ public struct ImageTool: Sendable {
   public static let version = "0.1.0"
 
   public var commands: [any Command]
+  /// The processors pipelines can name; `--plugin` adds to it.
+  public var registry: ProcessorRegistry
 
-  public init(commands: [any Command] = ImageTool.standardCommands) {
+  public init(
+    commands: [any Command] = ImageTool.standardCommands,
+    registry: ProcessorRegistry = .withBuiltIns()
+  ) {
     self.commands = commands
+    self.registry = registry
   }
 
   /// Every built-in subcommand, in the order `--help` lists them.
   public static var standardCommands: [any Command] {
-    [InfoCommand(), InspectCommand(), VerifyCommand(), BenchCommand()]
+    [
+      InfoCommand(), ProcessorsCommand(), ApplyCommand(), InspectCommand(), VerifyCommand(),
+      BenchCommand(),
+    ]
   }
 
   static let overview = """
@@ -29,6 +38,24 @@ public struct ImageTool: Sendable {
   /// Runs one command line (without the program name) and returns the exit status.
   public func run(_ arguments: [String], console: Console = .standard) async -> Int32 {
     var arguments = arguments[...]
+    // Global options before the subcommand: --plugin PATH (any number of times).
+    while let option = arguments.first, option == "--plugin" || option.hasPrefix("--plugin=") {
+      arguments = arguments.dropFirst()
+      var path = String(option.dropFirst("--plugin=".count))
+      if option == "--plugin" {
+        guard let next = arguments.first else {
+          return usageError(.missingValue(option: "--plugin", valueName: "path"), console)
+        }
+        path = next
+        arguments = arguments.dropFirst()
+      }
+      do {
+        try PluginLoader.load(path: path, into: registry)
+      } catch {
+        console.err("imgtool: \(error)")
+        return ExitCode.failure
+      }
+    }
     guard let first = arguments.first else {
       console.err(rootHelp)
       return ExitCode.usage
@@ -67,7 +94,8 @@ public struct ImageTool: Sendable {
         console.out(HelpFormatter.help(for: command.spec))
         return ExitCode.success
       }
-      return try await command.run(parsed, console: console)
+      return try await command.run(
+        parsed, context: CommandContext(console: console, registry: registry))
     } catch let error as CommandLineError {
       return usageError(error, console, spec: command.spec)
     } catch {
@@ -101,7 +129,9 @@ public struct ImageTool: Sendable {
   var rootHelp: String {
     var lines = HelpFormatter.wrap("OVERVIEW: \(Self.overview)", width: 80, indent: "")
     lines += [
-      "", "USAGE: imgtool <subcommand>", "", "OPTIONS:",
+      "", "USAGE: imgtool [--plugin <path> ...] <subcommand>", "", "OPTIONS:",
+      HelpFormatter.row(
+        "--plugin <path>", "Load a processor plugin (a shared library) first; repeatable."),
       HelpFormatter.row("--version", "Show the version."),
       HelpFormatter.row("-h, --help", "Show help information."), "", "SUBCOMMANDS:",
     ]

@@ -50,7 +50,8 @@ public struct InfoCommand: Command {
     }
   }
 
-  public func run(_ arguments: ParsedArguments, console: Console) async throws -> Int32 {
+  public func run(_ arguments: ParsedArguments, context: CommandContext) async throws -> Int32 {
+    let console = context.console
     let limits = ImageLimits(
       maxPixels: try arguments.integer(
         "max-pixels", in: 1...1_000_000_000_000, default: ImageLimits.standard.maxPixels),

@@ -22,7 +22,8 @@ public struct InspectCommand: Command {
     arguments: [.init("cache-dir", help: "The cache folder (for example .imgtool-cache).")]
   )
 
-  public func run(_ arguments: ParsedArguments, console: Console) async throws -> Int32 {
+  public func run(_ arguments: ParsedArguments, context: CommandContext) async throws -> Int32 {
+    let console = context.console
     let directory = URL(fileURLWithPath: arguments.positionals[0])
     var paths = try ImageTable.tableFiles(in: directory)
     if let name = arguments.value("format") {

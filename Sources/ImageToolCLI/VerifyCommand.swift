@@ -17,7 +17,8 @@ public struct VerifyCommand: Command {
     arguments: [.init("cache-dir", help: "The cache folder.")]
   )
 
-  public func run(_ arguments: ParsedArguments, console: Console) async throws -> Int32 {
+  public func run(_ arguments: ParsedArguments, context: CommandContext) async throws -> Int32 {
+    let console = context.console
     let directory = URL(fileURLWithPath: arguments.positionals[0])
     var checked = 0
     var corrupt: [(format: String, slot: Int?, entity: String?, reason: String)] = []

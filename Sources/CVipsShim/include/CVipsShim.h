@@ -51,6 +51,7 @@ int cvips_bandjoin2(VipsImage *left, VipsImage *right, VipsImage **out);
 int cvips_bandjoin_const(VipsImage *in, VipsImage **out, const double *constants, int count);
 
 // Filters and compositing.
+int cvips_recomb(VipsImage *in, VipsImage **out, VipsImage *matrix);
 int cvips_gaussblur(VipsImage *in, VipsImage **out, double sigma);
 int cvips_sharpen(VipsImage *in, VipsImage **out, double sigma);
 int cvips_composite2(VipsImage *base, VipsImage *overlay, VipsImage **out,

@@ -1,0 +1,111 @@
+import Foundation
+import ImageProcessing
+import ImageTables
+import Vips
+
+/// `imgtool apply`: one pipeline on one photo, written as an image to look at.
+public struct ApplyCommand: Command {
+  public init() {}
+
+  public let spec = CommandSpec(
+    name: "apply",
+    abstract: "Run a pipeline on one photo and write what a table would hold.",
+    discussion: """
+      Decodes the photo once with shrink-on-load, runs the pipeline for a format of the \
+      given size (in points) and scale, turns the result into the style's exact bytes (as \
+      a table stores them), and writes those pixels to OUT (.png, .jpg or .webp), so that \
+      what you see is what the cache serves: premultiplied alpha, 555 banding, grey.
+      """,
+    options: [
+      .init("pipeline", value: "spec", help: "The processors, e.g. \"fill | circle\"."),
+      .init("size", value: "WxH", help: "The format's size in points, e.g. 64x64."),
+      .init("scale", value: "n", help: "Pixels per point, 1 to 8 (default 1)."),
+      .init("style", value: "style", help: "bgra32 (default), bgr32, bgr555 or gray8."),
+      .init(
+        "background", value: "colour",
+        help: "What transparency is flattened onto for opaque styles (default #ffffff)."),
+    ],
+    arguments: [
+      .init("input", help: "The photo."),
+      .init("output", help: "The image to write (.png, .jpg, .webp)."),
+    ]
+  )
+
+  public func run(_ arguments: ParsedArguments, context: CommandContext) async throws -> Int32 {
+    guard let specText = arguments.value("pipeline") else {
+      throw CommandLineError.missingValue(option: "--pipeline", valueName: "spec")
+    }
+    guard let sizeText = arguments.value("size") else {
+      throw CommandLineError.missingValue(option: "--size", valueName: "WxH")
+    }
+    let parts = sizeText.lowercased().split(separator: "x").compactMap { Int($0) }
+    guard parts.count == 2, parts.allSatisfy({ (1...16_384).contains($0) }) else {
+      throw CommandLineError.invalidValue(
+        option: "--size", value: sizeText, reason: "expected WIDTHxHEIGHT in points, like 64x64")
+    }
+    let scale = try arguments.integer("scale", in: 1...8, default: 1)
+    let styleText = arguments.value("style") ?? "bgra32"
+    guard let style = PixelStyle(rawValue: styleText) else {
+      throw CommandLineError.invalidValue(
+        option: "--style", value: styleText, reason: "expected bgra32, bgr32, bgr555 or gray8")
+    }
+    let backgroundText = arguments.value("background") ?? "#ffffff"
+    guard let background = ArgumentValue.parseColor(backgroundText) else {
+      throw CommandLineError.invalidValue(
+        option: "--background", value: backgroundText, reason: "expected #rgb, #rrggbb or #rrggbbaa"
+      )
+    }
+    let (input, output) = (arguments.positionals[0], arguments.positionals[1])
+    guard EncodedFormat(path: output) != nil else {
+      throw CommandLineError.invalidValue(
+        option: "<output>", value: output, reason: "the name must end in .png, .jpg, .jpeg or .webp"
+      )
+    }
+    let pipeline: Pipeline
+    do {
+      pipeline = try context.registry.pipeline(specText)
+    } catch {
+      context.console.err("imgtool: --pipeline: \(error)")
+      return ExitCode.usage
+    }
+    let processing = ProcessingContext(
+      formatName: "apply", family: "apply", pixelWidth: parts[0] * scale,
+      pixelHeight: parts[1] * scale, scale: scale, style: style, entityID: input,
+      background: background)
+    do {
+      let source = try SourceDecoder.decode(
+        file: input,
+        covering: [.init(width: processing.pixelWidth, height: processing.pixelHeight)])
+      let processed = try pipeline.process(source, context: processing)
+      let raster = try Rasterizer.prepare(
+        processed, style: style, background: background, slotWidth: processing.pixelWidth,
+        slotHeight: processing.pixelHeight, format: "apply")
+      try Self.image(of: raster).write(to: output)
+      context.console.out(
+        "\(output): \(raster.width)x\(raster.height) \(style.rawValue) from \(input) through "
+          + pipeline.identifier)
+      return ExitCode.success
+    } catch {
+      context.console.err("imgtool: \(error)")
+      return ExitCode.failure
+    }
+  }
+
+  /// The style's bytes read back as straight pixels: RGBA, RGB or grey.
+  static func image(of raster: Rasterizer) throws -> VipsImage {
+    let (bytes, bytesPerRow) = raster.bytes()
+    let bands = raster.style == .bgra32 ? 4 : raster.style == .gray8 ? 1 : 3
+    var pixels: [UInt8] = []
+    pixels.reserveCapacity(raster.width * raster.height * bands)
+    bytes.withUnsafeBytes { buffer in
+      for y in 0..<raster.height {
+        for x in 0..<raster.width {
+          let pixel = raster.style.load(
+            from: buffer.baseAddress! + y * bytesPerRow + x * raster.style.bytesPerPixel)
+          pixels += [pixel.red, pixel.green, pixel.blue, pixel.alpha].prefix(bands == 1 ? 1 : bands)
+        }
+      }
+    }
+    return try VipsImage(pixels: pixels, width: raster.width, height: raster.height, bands: bands)
+  }
+}

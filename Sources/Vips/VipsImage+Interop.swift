@@ -1,0 +1,39 @@
+import CVips
+import CVipsShim
+
+extension VipsImage {
+  /// Calls `body` with this image's C `VipsImage *`, borrowed: valid during the call,
+  /// not to be released. For plugins and C code that take libvips images.
+  public func withUnsafeVipsImagePointer<Result>(
+    _ body: (UnsafeMutableRawPointer) throws -> Result
+  ) rethrows -> Result {
+    try withExtendedLifetime(self) { try body(UnsafeMutableRawPointer(pointer)) }
+  }
+
+  /// Wraps a C `VipsImage *` that C code made from this image, taking over the one
+  /// reference it holds. The new image keeps alive what this one keeps alive.
+  public func adoptingDerivedImage(_ image: UnsafeMutableRawPointer) -> VipsImage {
+    VipsImage(
+      taking: image.assumingMemoryBound(to: CVips.VipsImage.self), source: source, anchors: anchors)
+  }
+
+  /// A matrix product of the bands: output band i is the sum over j of
+  /// `matrix[i][j]` x input band j (libvips's recomb); the result is float.
+  public func recombined(_ matrix: [[Double]]) throws(VipsError) -> VipsImage {
+    guard let columns = matrix.first?.count, columns == bands,
+      matrix.allSatisfy({ $0.count == columns })
+    else {
+      throw .invalidArgument(
+        operation: "recomb", message: "the matrix needs \(bands) columns in every row")
+    }
+    let flat = matrix.flatMap { $0 }
+    let matrixImage = try Self.create("matrix") { out in
+      out.pointee = vips_image_new_matrix_from_array(
+        Int32(columns), Int32(matrix.count), flat, Int32(flat.count))
+      return out.pointee == nil ? -1 : 0
+    }
+    return try derive("recomb", with: [matrixImage]) { input, out in
+      cvips_recomb(input, out, matrixImage.pointer)
+    }
+  }
+}
