@@ -82,6 +82,18 @@ struct BuiltInTests {
     #expect((enlarged.width, enlarged.height) == (100, 50))
   }
 
+  /// Against libvips directly: one resize by the scale that fits.
+  @Test(arguments: photos)
+  func fitMatchesOneResize(_ name: String) throws {
+    let decoded = try source(name, covering: 70, 50)
+    let fitted = try registry.pipeline("fit").process(decoded, context: context(70, 50))
+    let scale = min(70 / Double(decoded.width), 50 / Double(decoded.height))
+    let reference = try decoded.resized(scale: scale)
+    #expect((fitted.width, fitted.height) == (reference.width, reference.height))
+    let difference = try fitted.meanAbsoluteDifference(to: reference)
+    #expect(difference < 2, "\(name): mean absolute difference \(difference)")
+  }
+
   @Test func cropTakesPixelsOrFractions() throws {
     let photo = try VipsImage(file: Photos.bundled("coffee.png"))  // 600x400
     let pixels = try registry.pipeline("crop(x: 100, y: 50, width: 200, height: 120)")
@@ -196,6 +208,30 @@ struct BuiltInTests {
     let edge = try blurred.pixel(x: 7, y: 8)
     #expect(edge[1] <= 1 && edge[0] >= 250, "no green came in: \(edge)")
     #expect(edge[3] < 255)
+  }
+
+  /// A real photo with real transparency (the cat cut round), flattened onto teal:
+  /// every pixel is colour x alpha + teal x (1 - alpha), within one level.
+  @Test func flattenOnARealPhoto() throws {
+    let cat = try VipsImage.thumbnail(file: Photos.bundled("chelsea.png"), width: 90, height: 60)
+    let round = try cat.masked(
+      by: VipsImage.roundedRectangleMask(width: 90, height: 60, radius: 30))
+    let flat = try registry.pipeline("flatten(color: #008080)").process(
+      round, context: context(90, 60))
+    let source = try round.writePixels()
+    let result = try flat.writePixels()
+    let teal: [Double] = [0, 128, 128]
+    var worst = 0.0
+    for pixel in 0..<(90 * 60) {
+      let alpha = Double(source[pixel * 4 + 3]) / 255
+      for channel in 0..<3 {
+        let colour = Double(source[pixel * 4 + channel])
+        let wanted = colour * alpha + teal[channel] * (1 - alpha)
+        worst = max(worst, abs(Double(result[pixel * 3 + channel]) - wanted))
+      }
+    }
+    #expect(worst <= 1, "worst difference \(worst)")
+    #expect(result[0] == 0 && result[1] == 128 && result[2] == 128)  // a corner is all teal
   }
 
   @Test func flattenBlendsOntoTheColour() throws {
