@@ -8,6 +8,7 @@ let package = Package(
     .library(name: "Vips", targets: ["Vips"]),
     .library(name: "ImageTables", targets: ["ImageTables"]),
     .library(name: "ImageProcessing", targets: ["ImageProcessing"]),
+    .library(name: "ImageCaching", targets: ["ImageCaching"]),
     .library(name: "ImageToolCLI", targets: ["ImageToolCLI"]),
     // An example processor plugin, loaded with `imgtool --plugin` (Examples/CustomProcessor).
     .library(name: "SepiaPlugin", type: .dynamic, targets: ["SepiaPlugin"]),
@@ -23,13 +24,19 @@ let package = Package(
     .target(name: "ImageTables"),
     .target(name: "ImageToolPluginABI"),
     .target(name: "ImageProcessing", dependencies: ["Vips", "ImageTables", "ImageToolPluginABI"]),
-    .target(name: "ImageToolCLI", dependencies: ["Vips", "ImageTables", "ImageProcessing"]),
+    .target(name: "ImageCaching", dependencies: ["Vips", "ImageTables", "ImageProcessing"]),
+    .target(
+      name: "ImageToolCLI",
+      dependencies: ["Vips", "ImageTables", "ImageProcessing", "ImageCaching"]),
     .target(
       name: "SepiaPlugin", dependencies: ["CVips", "CVipsShim", "ImageToolPluginABI"],
       path: "Examples/CustomProcessor/SepiaPlugin"),
     .executableTarget(name: "imgtool", dependencies: ["ImageToolCLI", "ImageProcessing"]),
     .testTarget(name: "VipsTests", dependencies: ["Vips"]),
     .testTarget(name: "ImageTablesTests", dependencies: ["ImageTables"]),
+    .testTarget(
+      name: "ImageCachingTests",
+      dependencies: ["ImageCaching", "ImageProcessing", "ImageTables", "Vips"]),
     .testTarget(
       name: "ImageProcessingTests", dependencies: ["ImageProcessing", "ImageTables", "Vips"]),
     .testTarget(

@@ -1,4 +1,5 @@
-/// Why an entry could not be drawn.
+/// Why an entry could not be drawn. The description leaves out the format (its
+/// `format` value has it) so that callers can name it once.
 public enum ProcessingError: Error, Sendable, Equatable, CustomStringConvertible {
   /// A processor failed on an entity's image.
   case processorFailed(processor: String, entityID: String, reason: String)
@@ -11,11 +12,11 @@ public enum ProcessingError: Error, Sendable, Equatable, CustomStringConvertible
     switch self {
     case .processorFailed(let processor, let entityID, let reason):
       (entityID.isEmpty ? "" : "\(entityID): ") + "processor \(processor) failed: \(reason)"
-    case .largerThanSlot(let format, let width, let height, let slotWidth, let slotHeight):
-      "format '\(format)': the pipeline made \(width)x\(height), larger than the "
-        + "\(slotWidth)x\(slotHeight) slot; start the pipeline with fill or fit"
-    case .rasterizeFailed(let format, let reason):
-      "format '\(format)': could not write the pixels: \(reason)"
+    case .largerThanSlot(_, let width, let height, let slotWidth, let slotHeight):
+      "the pipeline made \(width)x\(height), larger than the \(slotWidth)x\(slotHeight) slot; "
+        + "start the pipeline with fill or fit"
+    case .rasterizeFailed(_, let reason):
+      "could not write the pixels: \(reason)"
     }
   }
 }

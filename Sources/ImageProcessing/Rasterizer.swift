@@ -72,6 +72,40 @@ public struct Rasterizer: Sendable {
     }
   }
 
+  /// Reads bytes in `style` back as straight pixels (RGBA for `bgra32`, RGB for the
+  /// opaque styles, grey for `gray8`): to look at what a table holds.
+  public static func image(
+    styledBytes bytes: UnsafeRawBufferPointer, bytesPerRow: Int, width: Int, height: Int,
+    style: PixelStyle
+  ) throws(VipsError) -> VipsImage {
+    let bands = style == .bgra32 ? 4 : style == .gray8 ? 1 : 3
+    var pixels: [UInt8] = []
+    pixels.reserveCapacity(width * height * bands)
+    for y in 0..<height {
+      for x in 0..<width {
+        let pixel = style.load(from: bytes.baseAddress! + y * bytesPerRow + x * style.bytesPerPixel)
+        switch bands {
+        case 4: pixels += [pixel.red, pixel.green, pixel.blue, pixel.alpha]
+        case 3: pixels += [pixel.red, pixel.green, pixel.blue]
+        default: pixels.append(pixel.red)
+        }
+      }
+    }
+    return try VipsImage(pixels: pixels, width: width, height: height, bands: bands)
+  }
+
+  /// This raster as straight pixels, as a table of its style would serve them.
+  public func image() throws(VipsError) -> VipsImage {
+    let (bytes, bytesPerRow) = bytes()
+    let result = bytes.withUnsafeBytes { buffer in
+      Result { () throws(VipsError) in
+        try Self.image(
+          styledBytes: buffer, bytesPerRow: bytesPerRow, width: width, height: height, style: style)
+      }
+    }
+    return try result.get()
+  }
+
   /// The style's bytes in a buffer of its own (rows padded as in a table), for tools
   /// that show what a table would hold.
   public func bytes() -> (bytes: [UInt8], bytesPerRow: Int) {

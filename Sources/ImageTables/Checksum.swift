@@ -1,15 +1,15 @@
-/// A fast 64-bit hash of bytes, for entry checksums and key hashing.
+/// A fast 64-bit hash of bytes, for entry checksums, key hashing and source versions.
 ///
 /// Four independent lanes of multiply-rotate over 8-byte words (in the manner of
 /// xxHash64), then a final avalanche. Not cryptographic: it detects torn writes,
 /// flipped bits and truncation, not deliberate forgery.
-enum Checksum {
+public enum Checksum {
   private static let prime1: UInt64 = 0x9E37_79B1_85EB_CA87
   private static let prime2: UInt64 = 0xC2B2_AE3D_27D4_EB4F
   private static let prime3: UInt64 = 0x1656_67B1_9E37_79F9
   private static let prime4: UInt64 = 0x85EB_CA77_C2B2_AE63
 
-  static func hash(_ bytes: UnsafeRawBufferPointer, seed: UInt64 = 0) -> UInt64 {
+  public static func hash(_ bytes: UnsafeRawBufferPointer, seed: UInt64 = 0) -> UInt64 {
     guard let base = bytes.baseAddress else { return avalanche(seed ^ prime3) }
     let count = bytes.count
     var offset = 0
@@ -37,9 +37,16 @@ enum Checksum {
     return avalanche(hash)
   }
 
-  static func hash(_ string: String, seed: UInt64 = 0) -> UInt64 {
+  public static func hash(_ string: String, seed: UInt64 = 0) -> UInt64 {
     var string = string
     return string.withUTF8 { hash(UnsafeRawBufferPointer($0), seed: seed) }
+  }
+
+  /// The hash of `bytes` as 16 lowercase hex digits.
+  public static func hex(_ bytes: [UInt8]) -> String {
+    let value = bytes.withUnsafeBytes { hash($0) }
+    let digits = String(value, radix: 16)
+    return String(repeating: "0", count: 16 - digits.count) + digits
   }
 
   @inline(__always)

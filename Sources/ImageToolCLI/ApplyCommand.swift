@@ -80,7 +80,7 @@ public struct ApplyCommand: Command {
       let raster = try Rasterizer.prepare(
         processed, style: style, background: background, slotWidth: processing.pixelWidth,
         slotHeight: processing.pixelHeight, format: "apply")
-      try Self.image(of: raster).write(to: output)
+      try raster.image().write(to: output)
       context.console.out(
         "\(output): \(raster.width)x\(raster.height) \(style.rawValue) from \(input) through "
           + pipeline.identifier)
@@ -89,23 +89,5 @@ public struct ApplyCommand: Command {
       context.console.err("imgtool: \(error)")
       return ExitCode.failure
     }
-  }
-
-  /// The style's bytes read back as straight pixels: RGBA, RGB or grey.
-  static func image(of raster: Rasterizer) throws -> VipsImage {
-    let (bytes, bytesPerRow) = raster.bytes()
-    let bands = raster.style == .bgra32 ? 4 : raster.style == .gray8 ? 1 : 3
-    var pixels: [UInt8] = []
-    pixels.reserveCapacity(raster.width * raster.height * bands)
-    bytes.withUnsafeBytes { buffer in
-      for y in 0..<raster.height {
-        for x in 0..<raster.width {
-          let pixel = raster.style.load(
-            from: buffer.baseAddress! + y * bytesPerRow + x * raster.style.bytesPerPixel)
-          pixels += [pixel.red, pixel.green, pixel.blue, pixel.alpha].prefix(bands == 1 ? 1 : bands)
-        }
-      }
-    }
-    return try VipsImage(pixels: pixels, width: raster.width, height: raster.height, bands: bands)
   }
 }

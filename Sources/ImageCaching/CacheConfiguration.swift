@@ -1,0 +1,45 @@
+import Foundation
+import ImageProcessing
+import ImageTables
+import Vips
+
+/// What an ``ImageCache`` is made of.
+public struct CacheConfiguration: Sendable {
+  /// The folder the tables live in.
+  public var directory: URL
+  public var formats: [ImageFormat]
+  /// The device class this cache serves: formats not kept for it get no table.
+  public var device: DeviceClass
+  /// What transparency is flattened onto for opaque styles.
+  public var background: RGBA
+  public var registry: ProcessorRegistry
+  public var protection: ProtectionState
+  /// Header limits checked before any decode.
+  public var limits: ImageLimits
+  /// Fills (decodes and pipelines) running at once; the default is the number of cores.
+  public var workers: Int
+  /// Fetches `.url` sources.
+  public var loader: any SourceLoader
+  /// Receives what the tables noticed (invalidation, corrupt entries).
+  public var report: @Sendable (ImageTableEvent) -> Void
+
+  public init(
+    directory: URL, formats: [ImageFormat], device: DeviceClass = .server,
+    background: RGBA = RGBA(255, 255, 255), registry: ProcessorRegistry = .withBuiltIns(),
+    protection: ProtectionState = .alwaysUnlocked, limits: ImageLimits = .standard,
+    workers: Int = ProcessInfo.processInfo.activeProcessorCount,
+    loader: any SourceLoader = FileURLLoader(),
+    report: @escaping @Sendable (ImageTableEvent) -> Void = { _ in }
+  ) {
+    self.directory = directory
+    self.formats = formats
+    self.device = device
+    self.background = background
+    self.registry = registry
+    self.protection = protection
+    self.limits = limits
+    self.workers = workers
+    self.loader = loader
+    self.report = report
+  }
+}

@@ -1,0 +1,44 @@
+import ImageProcessing
+import ImageTables
+import Vips
+
+/// Why the cache could not do what was asked: always naming the entity, format or file.
+public enum CacheError: Error, Sendable, Equatable, CustomStringConvertible {
+  case unknownFormat(String)
+  case unknownFamily(String)
+  case duplicateFormat(String)
+  /// The format is not kept for the cache's device class.
+  case formatNotKept(format: String, device: String)
+  case invalidPipeline(format: String, error: PipelineError)
+  case table(format: String, error: ImageTableError)
+  /// The source could not be read or decoded; nothing was written for the entity.
+  case source(entityID: String, source: String, error: VipsError)
+  /// The URL loader failed.
+  case loader(entityID: String, url: String, message: String)
+  case noLoader(url: String)
+  /// A processor or the rasterizer failed; nothing was written for the entity.
+  case processing(entityID: String, format: String, error: ProcessingError)
+  /// The fill was cancelled before anything was written.
+  case cancelled(entityID: String)
+
+  public var description: String {
+    switch self {
+    case .unknownFormat(let name): "no format named '\(name)'"
+    case .unknownFamily(let name): "no family named '\(name)'"
+    case .duplicateFormat(let name): "two formats are named '\(name)'"
+    case .formatNotKept(let format, let device):
+      "format '\(format)' is not kept for the device class '\(device)'"
+    case .invalidPipeline(let format, let error): "format '\(format)': pipeline: \(error)"
+    case .table(let format, let error): "format '\(format)': \(error)"
+    case .source(let entityID, let source, let error):
+      entityID == source || error.source == source
+        ? "\(error)" : "\(entityID) (\(source)): \(error.reason)"
+    case .loader(let entityID, let url, let message):
+      "\(entityID): loading \(url) failed: \(message)"
+    case .noLoader(let url): "\(url): no loader for this URL; give the cache a SourceLoader"
+    case .processing(let entityID, let format, let error):
+      "\(entityID): format '\(format)': \(error)"
+    case .cancelled(let entityID): "\(entityID): cancelled"
+    }
+  }
+}

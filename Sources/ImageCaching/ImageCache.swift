@@ -1,0 +1,347 @@
+import Foundation
+import ImageProcessing
+import ImageTables
+import Synchronization
+import Vips
+
+/// The image cache (FastImageCache's `FICImageCache`): formats, their tables, fills
+/// from one decode per family, and retrieval with no decode and no copy.
+///
+/// ```swift
+/// let cache = try ImageCache(configuration: .init(directory: cacheURL, formats: formats))
+/// let ada = Entity(id: "people/ada", sourceVersion: "v3", source: .file("ada.jpg"))
+/// if let avatar = cache.cachedImage(for: ada, format: "avatar.small") {
+///   draw(avatar)                                  // a hit: no I/O, no decode
+/// } else {
+///   let avatar = try await cache.image(for: ada, format: "avatar.small")
+/// }
+/// ```
+public final class ImageCache: Sendable {
+  public let configuration: CacheConfiguration
+  /// The formats kept for this cache's device, by name.
+  public let formats: [String: ImageFormat]
+  private let tables: [String: ImageTable]
+  private let pipelines: [String: Pipeline]
+  private let limiter: WorkLimiter
+  private let state = Mutex(State())
+
+  private struct State {
+    var operations: [FillOperation.Key: FillOperation] = [:]
+    var cancelledWaiters: Set<UUID> = []
+    var statistics = CacheStatistics()
+  }
+
+  /// Opens (or creates) a table for every format kept for the configured device, and
+  /// builds every pipeline; an invalid pipeline or an unopenable table is an error here.
+  public init(configuration: CacheConfiguration) throws(CacheError) {
+    self.configuration = configuration
+    var formats: [String: ImageFormat] = [:]
+    var tables: [String: ImageTable] = [:]
+    var pipelines: [String: Pipeline] = [:]
+    for format in configuration.formats {
+      guard formats[format.name] == nil else { throw .duplicateFormat(format.name) }
+      guard format.isKept(for: configuration.device) else { continue }
+      let pipeline: Pipeline
+      do {
+        pipeline = try configuration.registry.pipeline(
+          format.pipeline.isEmpty ? "fit" : format.pipeline)
+      } catch {
+        throw .invalidPipeline(format: format.name, error: error)
+      }
+      do {
+        tables[format.name] = try ImageTable(
+          format: format, processorIdentifiers: pipeline.identifiers,
+          directory: configuration.directory,
+          options: .init(protection: configuration.protection, report: configuration.report))
+      } catch {
+        throw .table(format: format.name, error: error)
+      }
+      formats[format.name] = format
+      pipelines[format.name] = pipeline
+    }
+    self.formats = formats
+    self.tables = tables
+    self.pipelines = pipelines
+    limiter = WorkLimiter(limit: configuration.workers)
+  }
+
+  /// The names of the formats of `family` this cache keeps, in configuration order.
+  public func formatNames(family: String) -> [String] {
+    configuration.formats.filter { $0.family == family && formats[$0.name] != nil }.map(\.name)
+  }
+
+  /// The table of a format, for looking at its entries and stats.
+  public func table(format: String) -> ImageTable? { tables[format] }
+
+  public var statistics: CacheStatistics { state.withLock { $0.statistics } }
+
+  // MARK: Retrieval
+
+  /// The entry if it is in the table now, else nil: synchronous, never blocks on I/O
+  /// or decoding (the hit path a scrubber calls while scrolling).
+  public func cachedImage(for entity: Entity, format: String) -> Bitmap? {
+    tables[format]?.bitmap(entityID: entity.id, sourceVersion: entity.sourceVersion)
+  }
+
+  /// Whether the entry is in the table now.
+  public func contains(_ entity: Entity, format: String) -> Bool {
+    tables[format]?.contains(entityID: entity.id, sourceVersion: entity.sourceVersion) ?? false
+  }
+
+  /// A hit, or a fill of the format's family (or of this format alone, if
+  /// `wholeFamily` is false) and then the entry.
+  public func image(for entity: Entity, format: String, wholeFamily: Bool = true)
+    async throws(CacheError) -> Bitmap
+  {
+    if let hit = cachedImage(for: entity, format: format) { return hit }
+    guard let family = formats[format]?.family else { throw .unknownFormat(format) }
+    let filled = try await fill(entity, family: family, only: wholeFamily ? nil : [format])
+    guard let bitmap = filled[format] ?? cachedImage(for: entity, format: format) else {
+      throw .cancelled(entityID: entity.id)
+    }
+    return bitmap
+  }
+
+  // MARK: Filling
+
+  /// Decodes the source once, at the largest size the family needs, runs each format's
+  /// pipeline on it and writes each table. Requests for the same entity, version and
+  /// formats while one runs wait for it instead of decoding again. Returns the entries.
+  ///
+  /// If anything fails (the source, a pipeline), every waiter gets the error and nothing
+  /// is written for the entity. `only` limits the fill to some formats of the family;
+  /// `force` redraws entries that are up to date.
+  @discardableResult
+  public func fill(_ entity: Entity, family: String, only: Set<String>? = nil, force: Bool = false)
+    async throws(CacheError) -> [String: Bitmap]
+  {
+    var names = formatNames(family: family)
+    guard !names.isEmpty else { throw .unknownFamily(family) }
+    if let only {
+      for name in only where !names.contains(name) {
+        throw formats[name] == nil ? .unknownFormat(name) : .unknownFamily(family)
+      }
+      names = names.filter(only.contains)
+    }
+    if !force {
+      let hits = names.compactMap { name in
+        cachedImage(for: entity, format: name).map { (name, $0) }
+      }
+      if hits.count == names.count { return Dictionary(uniqueKeysWithValues: hits) }
+    }
+    let key = FillOperation.Key(
+      entityID: entity.id, sourceVersion: entity.sourceVersion, formats: names)
+    let waiter = UUID()
+    do {
+      return try await withTaskCancellationHandler {
+        try await withCheckedThrowingContinuation { continuation in
+          join(key: key, waiter: waiter, continuation: continuation, entity: entity, force: force)
+        }
+      } onCancel: {
+        leave(key: key, waiter: waiter, entityID: entity.id)
+      }
+    } catch let error as CacheError {
+      throw error
+    } catch {
+      throw .cancelled(entityID: entity.id)
+    }
+  }
+
+  /// Starts fills for `entities` and returns at once; nobody needs to wait. The task
+  /// it returns ends when all are done, for those who want to know.
+  @discardableResult
+  public func prefetch(_ entities: [Entity], family: String) -> Task<Void, Never> {
+    Task {
+      await withTaskGroup(of: Void.self) { group in
+        for entity in entities {
+          group.addTask { _ = try? await self.fill(entity, family: family) }
+        }
+      }
+    }
+  }
+
+  /// Cancels a running fill of the entity for the family: its waiters get
+  /// ``CacheError/cancelled(entityID:)`` and nothing more is written.
+  public func cancel(_ entity: Entity, family: String) {
+    let names = formatNames(family: family)
+    let cancelled = state.withLock {
+      state -> [(FillOperation, [CheckedContinuation<[String: Bitmap], any Error>])] in
+      let keys = state.operations.keys.filter {
+        $0.entityID == entity.id && $0.sourceVersion == entity.sourceVersion
+          && Set($0.formats).isSubset(of: names)
+      }
+      return keys.compactMap { key in
+        guard let operation = state.operations.removeValue(forKey: key) else { return nil }
+        defer { operation.waiters.removeAll() }
+        return (operation, Array(operation.waiters.values))
+      }
+    }
+    for (operation, waiters) in cancelled {
+      operation.task?.cancel()
+      for continuation in waiters {
+        continuation.resume(throwing: CacheError.cancelled(entityID: entity.id))
+      }
+    }
+  }
+
+  /// Removes the entity's entries from every table (or `formats`); live bitmaps stay valid.
+  public func delete(_ entityID: String, formats names: [String]? = nil) {
+    for name in names ?? Array(tables.keys) { tables[name]?.delete(entityID: entityID) }
+  }
+
+  /// Removes every entry of every table; live bitmaps stay valid.
+  public func reset() throws(CacheError) {
+    for (name, table) in tables {
+      do { try table.reset() } catch { throw .table(format: name, error: error) }
+    }
+  }
+
+  // MARK: Operations
+
+  private func join(
+    key: FillOperation.Key, waiter: UUID,
+    continuation: CheckedContinuation<[String: Bitmap], any Error>, entity: Entity, force: Bool
+  ) {
+    let wasCancelled = state.withLock { state -> Bool in
+      if state.cancelledWaiters.remove(waiter) != nil { return true }
+      if let running = state.operations[key] {
+        running.waiters[waiter] = continuation
+        state.statistics.mergedRequests += 1
+        return false
+      }
+      let operation = FillOperation(key: key)
+      operation.waiters[waiter] = continuation
+      state.operations[key] = operation
+      state.statistics.fills += 1
+      operation.task = Task { await self.run(operation, entity: entity, force: force) }
+      return false
+    }
+    if wasCancelled { continuation.resume(throwing: CacheError.cancelled(entityID: entity.id)) }
+  }
+
+  private func leave(key: FillOperation.Key, waiter: UUID, entityID: String) {
+    let (continuation, abandoned) = state.withLock {
+      state -> (CheckedContinuation<[String: Bitmap], any Error>?, FillOperation?) in
+      guard let operation = state.operations[key],
+        let continuation = operation.waiters.removeValue(forKey: waiter)
+      else {
+        state.cancelledWaiters.insert(waiter)
+        return (nil, nil)
+      }
+      guard operation.waiters.isEmpty else { return (continuation, nil) }
+      state.operations[key] = nil
+      return (continuation, operation)
+    }
+    continuation?.resume(throwing: CacheError.cancelled(entityID: entityID))
+    abandoned?.task?.cancel()  // no one else waits: stop the load
+  }
+
+  private func run(_ operation: FillOperation, entity: Entity, force: Bool) async {
+    await limiter.acquire()
+    let result: Result<[String: Bitmap], CacheError>
+    if Task.isCancelled {
+      result = .failure(.cancelled(entityID: entity.id))
+    } else {
+      do {
+        result = .success(try await draw(entity, formats: operation.key.formats))
+      } catch {
+        result = .failure(error)
+      }
+    }
+    await limiter.release()
+    let waiters = state.withLock { state -> [CheckedContinuation<[String: Bitmap], any Error>] in
+      if state.operations[operation.key] === operation { state.operations[operation.key] = nil }
+      switch result {
+      case .success(let written): state.statistics.entriesWritten += written.count
+      case .failure: state.statistics.failures += 1
+      }
+      defer { operation.waiters.removeAll() }
+      return Array(operation.waiters.values)
+    }
+    for waiter in waiters { waiter.resume(with: result.mapError { $0 as any Error }) }
+  }
+
+  /// Loads, decodes once, runs every pipeline, and only if all succeeded writes them.
+  private func draw(_ entity: Entity, formats names: [String]) async throws(CacheError) -> [String:
+    Bitmap]
+  {
+    let decoded = try await decode(entity, covering: names)
+    var rasters: [(String, Rasterizer)] = []
+    for name in names {
+      guard let format = formats[name], let pipeline = pipelines[name] else {
+        throw .unknownFormat(name)
+      }
+      let context = ProcessingContext(
+        format: format, entityID: entity.id, background: configuration.background)
+      do {
+        let processed = try pipeline.process(decoded, context: context)
+        rasters.append(
+          (
+            name,
+            try Rasterizer.prepare(
+              processed, style: format.style, background: configuration.background,
+              slotWidth: format.pixelWidth, slotHeight: format.pixelHeight, format: name)
+          ))
+      } catch {
+        throw .processing(entityID: entity.id, format: name, error: error)
+      }
+    }
+    guard !Task.isCancelled else { throw .cancelled(entityID: entity.id) }
+    var written: [String: Bitmap] = [:]
+    for (name, raster) in rasters {
+      guard let table = tables[name] else { continue }
+      do {
+        written[name] = try table.write(
+          entityID: entity.id, sourceVersion: entity.sourceVersion, width: raster.width,
+          height: raster.height
+        ) { canvas in raster.draw(into: canvas) }
+      } catch let error as ImageTableError {
+        throw .table(format: name, error: error)
+      } catch {
+        throw .table(
+          format: name, error: .io(path: table.tablePath, operation: "write", message: "\(error)"))
+      }
+    }
+    return written
+  }
+
+  /// The one decode of a fill: shrink-on-load to cover every box of the family, even
+  /// when only some of its formats are filled, so that an entry's pixels never depend
+  /// on which formats were asked for with it.
+  private func decode(_ entity: Entity, covering names: [String]) async throws(CacheError)
+    -> VipsImage
+  {
+    let families = Set(names.compactMap { formats[$0]?.family })
+    let boxes = formats.values.filter { families.contains($0.family) }.map {
+      SourceDecoder.Box(width: $0.pixelWidth, height: $0.pixelHeight)
+    }
+    let bytes: [UInt8]?
+    let name: String
+    switch entity.source {
+    case .file(let path):
+      (bytes, name) = (nil, path)
+    case .bytes(let data, let label):
+      (bytes, name) = (data, label)
+    case .url(let url):
+      do {
+        bytes = try await configuration.loader.load(url)
+      } catch let error as CacheError {
+        throw error
+      } catch {
+        throw .loader(entityID: entity.id, url: url.absoluteString, message: "\(error)")
+      }
+      name = url.absoluteString
+    }
+    guard !Task.isCancelled else { throw .cancelled(entityID: entity.id) }
+    state.withLock { $0.statistics.decodes += 1 }
+    do {
+      if let bytes {
+        return try SourceDecoder.decode(
+          bytes: bytes, name: name, covering: boxes, limits: configuration.limits)
+      }
+      return try SourceDecoder.decode(file: name, covering: boxes, limits: configuration.limits)
+    } catch {
+      throw .source(entityID: entity.id, source: name, error: error)
+    }
+  }
+}

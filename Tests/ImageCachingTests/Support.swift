@@ -1,0 +1,90 @@
+import Foundation
+import ImageTables
+import Synchronization
+import Testing
+
+@testable import ImageCaching
+
+enum Photos {
+  static let packageRoot = URL(fileURLWithPath: #filePath)
+    .deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+  static let names = ["astronaut.png", "chelsea.png", "coffee.png", "hubble.jpg", "rocket.jpg"]
+
+  static func bundled(_ name: String) -> String {
+    packageRoot.appendingPathComponent("Examples/Photos/\(name)").path
+  }
+
+  static func bytes(_ name: String) throws -> [UInt8] {
+    try [UInt8](Data(contentsOf: URL(fileURLWithPath: bundled(name))))
+  }
+
+  static func temporaryFolder() throws -> URL {
+    let folder = FileManager.default.temporaryDirectory
+      .appendingPathComponent("imagecaching-tests-\(UUID().uuidString)")
+    try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+    return folder
+  }
+}
+
+/// The avatar family of the built-in manifest, smaller, plus a photo family.
+func testFormats() throws -> [ImageFormat] {
+  [
+    try ImageFormat(
+      name: "avatar.small", family: "avatar", width: 16, height: 16, scale: 2, maximumCount: 50,
+      pipeline: "fill(crop: attention) | circle"),
+    try ImageFormat(
+      name: "avatar.medium", family: "avatar", width: 32, height: 32, scale: 2, maximumCount: 50,
+      pipeline: "fill(crop: attention) | circle"),
+    try ImageFormat(
+      name: "avatar.large", family: "avatar", width: 64, height: 64, scale: 2, maximumCount: 50,
+      pipeline: "fill(crop: attention) | circle"),
+    try ImageFormat(
+      name: "photo.thumb", family: "photo", width: 40, height: 30, style: .bgr32, maximumCount: 50,
+      devices: [.phone], pipeline: "fill"),
+  ]
+}
+
+func makeCache(
+  _ folder: URL? = nil, workers: Int = 2, loader: any SourceLoader = FileURLLoader(),
+  device: DeviceClass = .server
+) throws -> ImageCache {
+  try ImageCache(
+    configuration: CacheConfiguration(
+      directory: folder ?? Photos.temporaryFolder(), formats: testFormats(), device: device,
+      workers: workers, loader: loader))
+}
+
+func entity(_ name: String, version: String = "v1") -> Entity {
+  Entity(id: name, sourceVersion: version, source: .file(Photos.bundled(name)))
+}
+
+/// A URL loader that waits before answering, counts its loads and how many ran at once.
+final class SlowLoader: SourceLoader, Sendable {
+  let delay: Duration
+  let answer: @Sendable (URL) throws -> [UInt8]
+  private let counts = Mutex((loads: 0, running: 0, mostAtOnce: 0))
+
+  init(delay: Duration = .milliseconds(300), answer: @escaping @Sendable (URL) throws -> [UInt8]) {
+    self.delay = delay
+    self.answer = answer
+  }
+
+  var loads: Int { counts.withLock { $0.loads } }
+  var mostAtOnce: Int { counts.withLock { $0.mostAtOnce } }
+
+  func load(_ url: URL) async throws -> [UInt8] {
+    counts.withLock {
+      $0.loads += 1
+      $0.running += 1
+      $0.mostAtOnce = max($0.mostAtOnce, $0.running)
+    }
+    defer { counts.withLock { $0.running -= 1 } }
+    try await Task.sleep(for: delay)
+    return try answer(url)
+  }
+}
+
+/// The photo named by a `test:` URL's last component.
+let photoLoader: @Sendable (URL) throws -> [UInt8] = { url in
+  try Photos.bytes(url.lastPathComponent)
+}
