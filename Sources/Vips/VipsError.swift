@@ -73,6 +73,22 @@ public enum VipsError: Error, Sendable, Equatable, CustomStringConvertible {
     if let source { "\(source): \(reason)" } else { reason }
   }
 
+  /// This decode failure, named from what the file itself shows: a file cut short is
+  /// `.truncated` whatever message libvips's shared error buffer held, and a whole
+  /// file is never called truncated because of another decode's message.
+  func classified(truncated: Bool) -> VipsError {
+    switch self {
+    case .truncated(let source, let message) where !truncated:
+      return .operationFailed(operation: "thumbnail", source: source, message: message)
+    case .operationFailed(_, let source?, let message) where truncated:
+      let words = ["truncated", "premature end", "unexpected end"]
+      let own = words.contains(where: message.lowercased().contains)
+      return .truncated(source: source, message: own ? message : "the file ends before its end marker")
+    default:
+      return self
+    }
+  }
+
   /// Builds the error for a failed libvips call from libvips's error buffer,
   /// recognising a truncated input by libvips's and its codecs' own words.
   static func fromLibvips(operation: String, source: String?) -> VipsError {

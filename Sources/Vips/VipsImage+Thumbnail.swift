@@ -44,11 +44,15 @@ extension VipsImage {
       throw VipsError.fromLibvips(operation: "thumbnail", source: path)
     }
     defer { g_object_unref(fileSource) }
-    return try create("thumbnail", source: path) { out in
-      cvips_thumbnail_source(
-        fileSource, out, Int32(width), Int32(height ?? width), options.crop.vips,
-        options.size.vips, thumbnailLoadOptions)
-    }.materialized()
+    do {
+      return try create("thumbnail", source: path) { out in
+        cvips_thumbnail_source(
+          fileSource, out, Int32(width), Int32(height ?? width), options.crop.vips,
+          options.size.vips, thumbnailLoadOptions)
+      }.materialized()
+    } catch {
+      throw error.classified(truncated: TruncationCheck.isTruncated(file: path))
+    }
   }
 
   /// Decodes an image held in memory straight to a thumbnail, with shrink-on-load;
@@ -63,11 +67,15 @@ extension VipsImage {
     guard let storage = buffer.first as? ByteBuffer else {
       throw .invalidArgument(operation: "thumbnail", message: "no bytes to read")
     }
-    return try create("thumbnail", source: name, anchors: buffer) { out in
-      cvips_thumbnail_buffer(
-        storage.start, storage.count, out, Int32(width), Int32(height ?? width),
-        options.crop.vips, options.size.vips, thumbnailLoadOptions)
-    }.materialized()
+    do {
+      return try create("thumbnail", source: name, anchors: buffer) { out in
+        cvips_thumbnail_buffer(
+          storage.start, storage.count, out, Int32(width), Int32(height ?? width),
+          options.crop.vips, options.size.vips, thumbnailLoadOptions)
+      }.materialized()
+    } catch {
+      throw error.classified(truncated: TruncationCheck.isTruncated(bytes: bytes))
+    }
   }
 
   /// A thumbnail of an image already open (no shrink-on-load: prefer the file and
