@@ -47,11 +47,26 @@ int cvips_smartcrop(VipsImage *in, VipsImage **out, int width, int height,
   return vips_smartcrop(in, out, width, height, "interesting", interesting, NULL);
 }
 
+int cvips_smartcrop_attention_centre(VipsImage *in, VipsImage **out, int width, int height,
+                                     int *attention_x, int *attention_y) {
+  return vips_smartcrop(in, out, width, height, "interesting", VIPS_INTERESTING_ATTENTION,
+                        "attention_x", attention_x, "attention_y", attention_y, NULL);
+}
+
 int cvips_embed(VipsImage *in, VipsImage **out, int x, int y, int width, int height,
                 VipsExtend extend, const double *background, int background_count) {
   VipsArrayDouble *array = vips_array_double_new(background, background_count);
   int result = vips_embed(in, out, x, y, width, height, "extend", extend, "background", array,
                           NULL);
+  vips_area_unref(VIPS_AREA(array));
+  return result;
+}
+
+int cvips_join(VipsImage *first, VipsImage *second, VipsImage **out, VipsDirection direction,
+               int shim, const double *background, int background_count) {
+  VipsArrayDouble *array = vips_array_double_new(background, background_count);
+  int result = vips_join(first, second, out, direction, "expand", TRUE, "shim", shim,
+                         "background", array, NULL);
   vips_area_unref(VIPS_AREA(array));
   return result;
 }

@@ -2,7 +2,7 @@ import ImageTables
 
 /// What a processor knows about the entry it draws: the format, the entity and the
 /// background for opaque styles.
-public struct ProcessingContext: Sendable, Equatable {
+public struct ProcessingContext: Sendable {
   public var formatName: String
   public var family: String
   /// The target size in pixels (the format's points times its scale).
@@ -14,10 +14,13 @@ public struct ProcessingContext: Sendable, Equatable {
   public var entityID: String
   /// What transparency is flattened onto for opaque styles (`bgr32`, `bgr555`, `gray8`).
   public var background: RGBA
+  /// Shared by the formats of one fill (one decoded image); nil when there is none.
+  public var memo: ProcessingMemo?
 
   public init(
     formatName: String, family: String, pixelWidth: Int, pixelHeight: Int, scale: Int = 1,
-    style: PixelStyle = .bgra32, entityID: String = "", background: RGBA = RGBA(255, 255, 255)
+    style: PixelStyle = .bgra32, entityID: String = "", background: RGBA = RGBA(255, 255, 255),
+    memo: ProcessingMemo? = nil
   ) {
     self.formatName = formatName
     self.family = family
@@ -27,14 +30,18 @@ public struct ProcessingContext: Sendable, Equatable {
     self.style = style
     self.entityID = entityID
     self.background = background
+    self.memo = memo
   }
 
   /// The context of drawing `entityID` for `format`.
-  public init(format: ImageFormat, entityID: String, background: RGBA = RGBA(255, 255, 255)) {
+  public init(
+    format: ImageFormat, entityID: String, background: RGBA = RGBA(255, 255, 255),
+    memo: ProcessingMemo? = nil
+  ) {
     self.init(
       formatName: format.name, family: format.family, pixelWidth: format.pixelWidth,
       pixelHeight: format.pixelHeight, scale: format.scale, style: format.style,
-      entityID: entityID, background: background)
+      entityID: entityID, background: background, memo: memo)
   }
 
   /// `points` in pixels at this context's scale, rounded.

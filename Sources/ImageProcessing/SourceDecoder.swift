@@ -2,7 +2,8 @@ import Foundation
 import Vips
 
 /// Decodes a source once, with shrink-on-load, at the smallest size that still covers
-/// every box a family needs: each format's pipeline then shrinks and crops from it.
+/// every box a family needs, upright and in 8-bit sRGB (an embedded profile applied
+/// once, here, rather than by every format): each pipeline shrinks and crops from it.
 public enum SourceDecoder {
   /// A pixel box a format needs.
   public struct Box: Sendable, Equatable {
@@ -37,7 +38,8 @@ public enum SourceDecoder {
     let size = decodeSize(width: header.displayWidth, height: header.displayHeight, covering: boxes)
     return try VipsImage.thumbnail(
       file: path, width: size.width, height: size.height,
-      options: ThumbnailOptions(crop: .none, size: .down, limits: limits))
+      options: ThumbnailOptions(crop: .none, size: .down, limits: limits)
+    ).toSRGB().materialized()
   }
 
   /// Decodes bytes once, upright, covering every box.
@@ -48,6 +50,7 @@ public enum SourceDecoder {
     let size = decodeSize(width: header.displayWidth, height: header.displayHeight, covering: boxes)
     return try VipsImage.thumbnail(
       bytes: bytes, name: name, width: size.width, height: size.height,
-      options: ThumbnailOptions(crop: .none, size: .down, limits: limits))
+      options: ThumbnailOptions(crop: .none, size: .down, limits: limits)
+    ).toSRGB().materialized()
   }
 }

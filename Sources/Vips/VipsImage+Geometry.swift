@@ -41,6 +41,17 @@ extension VipsImage {
     }
   }
 
+  /// Where libvips's attention measure (skin, saturated colour, edges) centres a
+  /// `width` by `height` crop of this image, in this image's pixels.
+  public func attentionCentre(width: Int, height: Int) throws(VipsError) -> (x: Int, y: Int) {
+    var x: Int32 = 0
+    var y: Int32 = 0
+    _ = try derive("smartcrop") { input, out in
+      cvips_smartcrop_attention_centre(input, out, Int32(width), Int32(height), &x, &y)
+    }
+    return (Int(x), Int(y))
+  }
+
   /// Places this image at (`x`, `y`) on a `width` by `height` canvas of `background`.
   public func embedded(x: Int, y: Int, width: Int, height: Int, background: [Double] = [0])
     throws(VipsError) -> VipsImage
@@ -78,6 +89,18 @@ extension VipsImage {
     let copy = try derive("copy") { input, out in cvips_copy(input, out) }
     vips_image_set_int(copy.pointer, VIPS_META_ORIENTATION, Int32(orientation))
     return copy
+  }
+
+  /// This image with `other` below it, `spacing` pixels apart, left-aligned; the
+  /// narrower one is padded with `background` (libvips's join).
+  public func joined(below other: VipsImage, spacing: Int = 0, background: [Double] = [0])
+    throws(VipsError) -> VipsImage
+  {
+    try derive("join", with: [other]) { input, out in
+      cvips_join(
+        input, other.pointer, out, VIPS_DIRECTION_VERTICAL, Int32(spacing), background,
+        Int32(background.count))
+    }
   }
 
   /// Joins images in a grid, `across` to a row, left to right then top to bottom,

@@ -10,6 +10,9 @@ extension VipsImage {
   /// ```swift
   /// let disc = try VipsImage.roundedRectangleMask(width: 64, height: 64, radius: 32)
   /// ```
+  ///
+  /// Masks are the same for every photo of a format, so the most recent ones are kept,
+  /// computed, and shared (an image is immutable).
   public static func roundedRectangleMask(width: Int, height: Int, radius: Double)
     throws(VipsError) -> VipsImage
   {
@@ -17,6 +20,17 @@ extension VipsImage {
       throw .invalidArgument(
         operation: "mask", message: "\(width)x\(height) with radius \(radius) is not a shape")
     }
+    let key = MaskCache.Key(width: width, height: height, radius: radius)
+    if let known = MaskCache.shared.mask(for: key) { return known }
+    let mask = try makeRoundedRectangleMask(width: width, height: height, radius: radius)
+      .materialized()
+    MaskCache.shared.keep(mask, for: key)
+    return mask
+  }
+
+  private static func makeRoundedRectangleMask(width: Int, height: Int, radius: Double)
+    throws(VipsError) -> VipsImage
+  {
     let halfWidth = Double(width) / 2
     let halfHeight = Double(height) / 2
     let r = min(radius, halfWidth, halfHeight)

@@ -27,8 +27,12 @@ int cvips_extract_area(VipsImage *in, VipsImage **out, int left, int top, int wi
                        int height);
 int cvips_smartcrop(VipsImage *in, VipsImage **out, int width, int height,
                     VipsInteresting interesting);
+int cvips_smartcrop_attention_centre(VipsImage *in, VipsImage **out, int width, int height,
+                                     int *attention_x, int *attention_y);
 int cvips_embed(VipsImage *in, VipsImage **out, int x, int y, int width, int height,
                 VipsExtend extend, const double *background, int background_count);
+int cvips_join(VipsImage *first, VipsImage *second, VipsImage **out, VipsDirection direction,
+               int shim, const double *background, int background_count);
 int cvips_rot(VipsImage *in, VipsImage **out, VipsAngle angle);
 int cvips_autorot(VipsImage *in, VipsImage **out);
 int cvips_arrayjoin(VipsImage **in, VipsImage **out, int count, int across, int shim,
