@@ -12,6 +12,7 @@ let package = Package(
     .library(name: "ImageToolCLI", targets: ["ImageToolCLI"]),
     // An example processor plugin, loaded with `imgtool --plugin` (Examples/CustomProcessor).
     .library(name: "SepiaPlugin", type: .dynamic, targets: ["SepiaPlugin"]),
+    .plugin(name: "render-images", targets: ["RenderImages"]),
   ],
   targets: [
     .systemLibrary(
@@ -32,6 +33,16 @@ let package = Package(
       name: "SepiaPlugin", dependencies: ["CVips", "CVipsShim", "ImageToolPluginABI"],
       path: "Examples/CustomProcessor/SepiaPlugin"),
     .executableTarget(name: "imgtool", dependencies: ["ImageToolCLI", "ImageProcessing"]),
+    .plugin(
+      name: "RenderImages",
+      capability: .command(
+        intent: .custom(
+          verb: "render-images",
+          description: "Render the package's photos into a family of formats with imgtool render."),
+        permissions: [
+          .writeToPackageDirectory(reason: "imgtool render writes its tables to the cache folder.")
+        ]),
+      dependencies: ["imgtool"]),
     .testTarget(name: "VipsTests", dependencies: ["Vips"]),
     .testTarget(name: "ImageTablesTests", dependencies: ["ImageTables"]),
     .testTarget(

@@ -22,6 +22,9 @@ public struct CacheConfiguration: Sendable {
   public var loader: any SourceLoader
   /// Receives what the tables noticed (invalidation, corrupt entries).
   public var report: @Sendable (ImageTableEvent) -> Void
+  /// For batch renders: written entries leave this process's memory (see
+  /// ``ImageTable/Options/releasesWrittenPages``), so memory stays flat however many.
+  public var releasesWrittenPages: Bool
 
   public init(
     directory: URL, formats: [ImageFormat], device: DeviceClass = .server,
@@ -29,7 +32,8 @@ public struct CacheConfiguration: Sendable {
     protection: ProtectionState = .alwaysUnlocked, limits: ImageLimits = .standard,
     workers: Int = ProcessInfo.processInfo.activeProcessorCount,
     loader: any SourceLoader = FileURLLoader(),
-    report: @escaping @Sendable (ImageTableEvent) -> Void = { _ in }
+    report: @escaping @Sendable (ImageTableEvent) -> Void = { _ in },
+    releasesWrittenPages: Bool = false
   ) {
     self.directory = directory
     self.formats = formats
@@ -41,5 +45,6 @@ public struct CacheConfiguration: Sendable {
     self.workers = workers
     self.loader = loader
     self.report = report
+    self.releasesWrittenPages = releasesWrittenPages
   }
 }

@@ -52,7 +52,9 @@ public final class ImageCache: Sendable {
         tables[format.name] = try ImageTable(
           format: format, processorIdentifiers: pipeline.identifiers,
           directory: configuration.directory,
-          options: .init(protection: configuration.protection, report: configuration.report))
+          options: .init(
+            protection: configuration.protection, report: configuration.report,
+            releasesWrittenPages: configuration.releasesWrittenPages))
       } catch {
         throw .table(format: format.name, error: error)
       }

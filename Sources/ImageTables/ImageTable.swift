@@ -31,16 +31,22 @@ public final class ImageTable: @unchecked Sendable {
     public var protection: ProtectionState
     /// Receives what the table noticed and dealt with (invalidation, corrupt entries).
     public var report: @Sendable (ImageTableEvent) -> Void
+    /// For a process that writes many entries and reads few (a batch render): after each
+    /// write, let the kernel take the entry's pages out of this process's memory. They
+    /// stay in the page cache and on disk; a later read maps them back.
+    public var releasesWrittenPages: Bool
 
     public init(
       readOnly: Bool = false, waitForWriter: Bool = false,
       protection: ProtectionState = .alwaysUnlocked,
-      report: @escaping @Sendable (ImageTableEvent) -> Void = { _ in }
+      report: @escaping @Sendable (ImageTableEvent) -> Void = { _ in },
+      releasesWrittenPages: Bool = false
     ) {
       self.readOnly = readOnly
       self.waitForWriter = waitForWriter
       self.protection = protection
       self.report = report
+      self.releasesWrittenPages = releasesWrittenPages
     }
   }
 
@@ -199,6 +205,10 @@ public final class ImageTable: @unchecked Sendable {
     let hash = hashEntityID(entityID)
     state.withLock { state in
       state.commit(reservation, bitmap: bitmap, hash: hash, checksum: checksum)
+    }
+    if options.releasesWrittenPages {
+      reservation.table.releasePages(
+        offset: headerSize + reservation.slot * layout.entryStride, length: canvas.bytes.count)
     }
     return bitmap
   }

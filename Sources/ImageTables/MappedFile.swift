@@ -60,6 +60,16 @@ final class MappedFile: @unchecked Sendable {
     if writable, length > 0 { msync(base, length, MS_ASYNC) }
   }
 
+  /// Takes the pages covering `length` bytes at `offset` out of this process's memory
+  /// (MADV_DONTNEED). The mapping is shared, so the bytes stay in the page cache and
+  /// the file: a later read maps them back, unchanged.
+  func releasePages(offset: Int, length: Int) {
+    let page = EntryLayout.pageSize
+    let start = offset / page * page
+    let end = EntryLayout.roundUp(offset + length, to: page)
+    madvise(base + start, end - start, MADV_DONTNEED)
+  }
+
   /// Sets the permission bits, for an existing file whose format's protection changed.
   func setPermissions(_ permissions: UInt16) {
     fchmod(descriptor, mode_t(permissions))

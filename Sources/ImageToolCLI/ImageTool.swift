@@ -25,8 +25,8 @@ public struct ImageTool: Sendable {
   /// Every built-in subcommand, in the order `--help` lists them.
   public static var standardCommands: [any Command] {
     [
-      InfoCommand(), ProcessorsCommand(), ApplyCommand(), InspectCommand(), VerifyCommand(),
-      BenchCommand(),
+      RenderCommand(), InfoCommand(), ManifestCommand(), ProcessorsCommand(), ApplyCommand(),
+      ExportCommand(), SheetCommand(), InspectCommand(), VerifyCommand(), BenchCommand(),
     ]
   }
 

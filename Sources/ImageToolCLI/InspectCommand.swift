@@ -18,13 +18,15 @@ public struct InspectCommand: Command {
       .init("format", value: "name", help: "Only this format's table."),
       .init("json", help: "Print one JSON object: the cache and a list of tables."),
       .init("summary", help: "Stats only; do not list entries."),
-    ],
-    arguments: [.init("cache-dir", help: "The cache folder (for example .imgtool-cache).")]
+    ] + CacheOptions.specs,
+    arguments: [
+      .init("cache-dir", help: "The cache folder (default: as --cache says).", optional: true)
+    ]
   )
 
   public func run(_ arguments: ParsedArguments, context: CommandContext) async throws -> Int32 {
     let console = context.console
-    let directory = URL(fileURLWithPath: arguments.positionals[0])
+    let directory = try Self.directory(arguments)
     var paths = try ImageTable.tableFiles(in: directory)
     if let name = arguments.value("format") {
       paths = paths.filter {
@@ -96,5 +98,11 @@ public struct InspectCommand: Command {
           })
       ),
     ])
+  }
+
+  /// The folder given, else the cache the options and manifest name.
+  static func directory(_ arguments: ParsedArguments) throws -> URL {
+    if let folder = arguments.positionals.first { return URL(fileURLWithPath: folder) }
+    return CacheOptions.directory(arguments, manifest: try CacheOptions.manifest(arguments))
   }
 }

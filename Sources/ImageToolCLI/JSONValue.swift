@@ -31,6 +31,29 @@ public enum JSONValue: Sendable, Equatable, ExpressibleByStringLiteral,
     }
   }
 
+  /// Indented JSON, two spaces a level, for people to read and edit.
+  public var pretty: String { pretty(indent: "") }
+
+  private func pretty(indent: String) -> String {
+    let inner = indent + "  "
+    switch self {
+    case .array(let values) where !values.isEmpty:
+      if values.allSatisfy({
+        if case .object = $0 { false } else if case .array = $0 { false } else { true }
+      }) {
+        return text
+      }
+      return "[\n" + values.map { inner + $0.pretty(indent: inner) }.joined(separator: ",\n")
+        + "\n\(indent)]"
+    case .object(let members) where !members.isEmpty:
+      return "{\n"
+        + members.map { inner + Self.quoted($0.0) + ": " + $0.1.pretty(indent: inner) }
+        .joined(separator: ",\n") + "\n\(indent)}"
+    default:
+      return text
+    }
+  }
+
   public static func == (left: JSONValue, right: JSONValue) -> Bool { left.text == right.text }
 
   static func quoted(_ string: String) -> String {

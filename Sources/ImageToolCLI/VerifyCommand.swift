@@ -13,13 +13,16 @@ public struct VerifyCommand: Command {
       corrupt entry is named with its table, slot, entity and reason; a table serving it \
       treats it as a miss. Nothing is changed: the next writer clears what is corrupt.
       """,
-    options: [.init("json", help: "Print one JSON object with 'checked' and 'corrupt'.")],
-    arguments: [.init("cache-dir", help: "The cache folder.")]
+    options: [.init("json", help: "Print one JSON object with 'checked' and 'corrupt'.")]
+      + CacheOptions.specs,
+    arguments: [
+      .init("cache-dir", help: "The cache folder (default: as --cache says).", optional: true)
+    ]
   )
 
   public func run(_ arguments: ParsedArguments, context: CommandContext) async throws -> Int32 {
     let console = context.console
-    let directory = URL(fileURLWithPath: arguments.positionals[0])
+    let directory = try Self.directory(arguments)
     var checked = 0
     var corrupt: [(format: String, slot: Int?, entity: String?, reason: String)] = []
     let paths = try ImageTable.tableFiles(in: directory)
@@ -54,5 +57,11 @@ public struct VerifyCommand: Command {
           + "checked, \(corrupt.count) corrupt")
     }
     return corrupt.isEmpty ? ExitCode.success : ExitCode.failure
+  }
+
+  /// The folder given, else the cache the options and manifest name.
+  static func directory(_ arguments: ParsedArguments) throws -> URL {
+    if let folder = arguments.positionals.first { return URL(fileURLWithPath: folder) }
+    return CacheOptions.directory(arguments, manifest: try CacheOptions.manifest(arguments))
   }
 }

@@ -2,7 +2,9 @@ import Foundation
 import ImageProcessing
 import ImageToolCLI
 
-// The built-in processors; `--plugin PATH` libraries add theirs when the command line runs.
+// Flat memory over long batches (see MemoryPolicy), then the built-in processors;
+// `--plugin PATH` libraries add theirs when the command line runs.
+MemoryPolicy.applyForBatchWork()
 let registry = ProcessorRegistry.withBuiltIns()
 let status = await ImageTool(registry: registry).run(Array(CommandLine.arguments.dropFirst()))
 exit(status)

@@ -1,0 +1,102 @@
+import Foundation
+import ImageCaching
+import ImageTables
+
+/// `imgtool export --format NAME --entity ID OUT.png`: one entry, as an image file.
+public struct ExportCommand: Command {
+  public init() {}
+
+  public let spec = CommandSpec(
+    name: "export",
+    abstract: "Write one cached entry to an image file, exactly as the table holds it.",
+    options: [
+      .init("format", value: "name", help: "The entry's format."),
+      .init(
+        "entity", value: "id",
+        help: "The entity id (for a render: the path relative to its folder)."),
+    ] + CacheOptions.specs,
+    arguments: [.init("output", help: "The file to write (.png, .jpg or .webp).")]
+  )
+
+  public func run(_ arguments: ParsedArguments, context: CommandContext) async throws -> Int32 {
+    guard let format = arguments.value("format") else {
+      throw CommandLineError.missingValue(option: "--format", valueName: "name")
+    }
+    guard let entity = arguments.value("entity") else {
+      throw CommandLineError.missingValue(option: "--entity", valueName: "id")
+    }
+    let table = try CacheTables.existing(format: format, arguments)
+    guard let entry = table.entries().last(where: { $0.entityID == entity }),
+      let bitmap = table.bitmap(entityID: entry.entityID, sourceVersion: entry.sourceVersion)
+    else {
+      context.console.err("imgtool: format '\(format)' holds no entry for '\(entity)'")
+      return ExitCode.failure
+    }
+    let output = arguments.positionals[0]
+    try bitmap.image().write(to: output)
+    context.console.out(
+      "\(output): \(bitmap.width)x\(bitmap.height) \(bitmap.style.rawValue), \(format) of \(entity)"
+    )
+    return ExitCode.success
+  }
+}
+
+/// `imgtool sheet --format NAME OUT.png`: every entry of a format in one picture.
+public struct SheetCommand: Command {
+  public init() {}
+
+  public let spec = CommandSpec(
+    name: "sheet",
+    abstract: "Write a contact sheet of a format's entries (or a family's).",
+    options: [
+      .init("format", value: "name", help: "The format."),
+      .init("family", value: "name", help: "Every format of a family instead."),
+    ] + CacheOptions.specs,
+    arguments: [.init("output", help: "The file to write (.png, .jpg or .webp).")]
+  )
+
+  public func run(_ arguments: ParsedArguments, context: CommandContext) async throws -> Int32 {
+    var names: [String] = []
+    if let format = arguments.value("format") { names = [format] }
+    if let family = arguments.value("family") {
+      names = try CacheOptions.manifest(arguments).formats(family: family).map(\.name)
+      guard !names.isEmpty else {
+        throw CommandLineError.invalidValue(
+          option: "--family", value: family, reason: "no such family")
+      }
+    }
+    guard !names.isEmpty else {
+      throw CommandLineError.missingValue(option: "--format", valueName: "name")
+    }
+    let tables = try names.map { ($0, try CacheTables.existing(format: $0, arguments)) }
+    let output = arguments.positionals[0]
+    guard let sheet = try ContactSheet.make(tables) else {
+      context.console.err("imgtool: \(names.joined(separator: ", ")): no entries; nothing written")
+      return ExitCode.failure
+    }
+    try sheet.write(to: output)
+    context.console.out(
+      "\(output): \(sheet.width)x\(sheet.height), \(tables.map { $0.1.stats.entries }.reduce(0, +)) entries"
+    )
+    return ExitCode.success
+  }
+}
+
+/// Tables of a cache opened read-only by format name, for the commands that only look.
+enum CacheTables {
+  static func existing(format: String, _ arguments: ParsedArguments) throws -> ImageTable {
+    let manifest = try CacheOptions.manifest(arguments)
+    let directory = CacheOptions.directory(arguments, manifest: manifest)
+    guard ImageFormat.isValidName(format) else {
+      throw CommandLineError.invalidValue(
+        option: "--format", value: format, reason: "not a format name")
+    }
+    let path = ImageTable.paths(formatName: format, directory: directory).table
+    guard FileManager.default.fileExists(atPath: path) else {
+      throw CommandLineError.invalidValue(
+        option: "--format", value: format,
+        reason: "no table for it in \(directory.path); render first")
+    }
+    return try ImageTable(existingTableAt: path)
+  }
+}

@@ -1,0 +1,135 @@
+import Foundation
+import ImageTables
+
+/// `imgtool.json`: the formats a project renders, their defaults, and where the
+/// cache lives. With none, ``builtIn`` serves.
+///
+/// ```json
+/// {
+///   "cache": ".imgtool-cache",
+///   "device": "server",
+///   "background": "#ffffff",
+///   "defaults": { "scale": 2, "style": "bgra32", "maximumCount": 1000 },
+///   "formats": [
+///     { "name": "avatar.small", "family": "avatar", "size": "32x32",
+///       "pipeline": "fill(crop: attention) | circle" }
+///   ]
+/// }
+/// ```
+public struct Manifest: Sendable {
+  /// Where the cache lives, relative to the manifest's folder; nil for the default.
+  public var cache: String?
+  public var device: DeviceClass
+  public var background: RGBA
+  public var formats: [ImageFormat]
+  /// The manifest file, or "built-in".
+  public var origin: String
+  /// The folder relative cache paths start from.
+  public var folder: URL
+
+  /// The default file name, looked for in the current folder.
+  public static let fileName = "imgtool.json"
+  /// The default cache folder, in the current folder.
+  public static let defaultCache = ".imgtool-cache"
+
+  /// At scale 2: family `avatar` (32, 64 and 128 point squares, attention crop, circle,
+  /// `bgra32`) and family `photo` (a `bgr32` centre-cropped thumbnail and a screen-sized fit).
+  public static var builtIn: Manifest {
+    let avatar = "fill(crop: attention) | circle"
+    let formats = [
+      ("avatar.small", "avatar", 32, 32, PixelStyle.bgra32, 1000, avatar),
+      ("avatar.medium", "avatar", 64, 64, .bgra32, 1000, avatar),
+      ("avatar.large", "avatar", 128, 128, .bgra32, 1000, avatar),
+      ("photo.thumb", "photo", 75, 75, .bgr32, 1000, "fill(crop: centre)"),
+      ("photo.screen", "photo", 360, 640, .bgr32, 100, "fit"),
+    ].map { name, family, width, height, style, count, pipeline in
+      // Built-in values are valid: making them cannot fail.
+      try! ImageFormat(
+        name: name, family: family, width: width, height: height, scale: 2, style: style,
+        maximumCount: count, pipeline: pipeline)
+    }
+    return Manifest(
+      cache: nil, device: .server, background: RGBA(255, 255, 255), formats: formats,
+      origin: "built-in", folder: URL(fileURLWithPath: FileManager.default.currentDirectoryPath))
+  }
+
+  /// The manifest a command uses: `--manifest FILE`, else `imgtool.json` in the current
+  /// folder if there is one, else the built-in.
+  public static func resolve(explicit: String?) throws(ManifestError) -> Manifest {
+    if let explicit { return try load(path: explicit) }
+    let local = FileManager.default.currentDirectoryPath + "/" + fileName
+    return FileManager.default.fileExists(atPath: local) ? try load(path: local) : builtIn
+  }
+
+  /// The cache folder: `--cache DIR`, else the manifest's, else `.imgtool-cache` here.
+  public func cacheDirectory(override: String?) -> URL {
+    if let override { return URL(fileURLWithPath: override) }
+    guard let cache else {
+      return URL(fileURLWithPath: FileManager.default.currentDirectoryPath)
+        .appendingPathComponent(Self.defaultCache)
+    }
+    return cache.hasPrefix("/") ? URL(fileURLWithPath: cache) : folder.appendingPathComponent(cache)
+  }
+
+  /// The formats of `family`.
+  public func formats(family: String) -> [ImageFormat] { formats.filter { $0.family == family } }
+
+  public var families: [String] {
+    formats.reduce(into: [String]()) { if !$0.contains($1.family) { $0.append($1.family) } }
+  }
+
+  /// Reads and checks a manifest file; every error names the field.
+  public static func load(path: String) throws(ManifestError) -> Manifest {
+    let data: Data
+    do {
+      data = try Data(contentsOf: URL(fileURLWithPath: path))
+    } catch {
+      throw .unreadable(
+        path: path,
+        message: FileManager.default.fileExists(atPath: path) ? "permission denied" : "no such file"
+      )
+    }
+    let json: Any
+    do {
+      json = try JSONSerialization.jsonObject(with: data)
+    } catch {
+      throw .invalidJSON(
+        path: path, message: "\((error as NSError).userInfo["NSDebugDescription"] ?? error)")
+    }
+    var reader = ManifestReader(path: path)
+    return try reader.manifest(json, folder: URL(fileURLWithPath: path).deletingLastPathComponent())
+  }
+
+  /// The manifest as JSON, keys in documented order: a starting point for your own.
+  public var json: JSONValue {
+    .object([
+      ("cache", cache.map { .string($0) } ?? .string(Self.defaultCache)),
+      ("device", .string(device.rawValue)),
+      ("background", .string(ArgumentText.color(background))),
+      (
+        "formats",
+        .array(
+          formats.map { format in
+            .object([
+              ("name", .string(format.name)), ("family", .string(format.family)),
+              ("size", .string("\(format.width)x\(format.height)")),
+              ("scale", .integer(format.scale)),
+              ("style", .string(format.style.rawValue)),
+              ("maximumCount", .integer(format.maximumCount)),
+              ("devices", .array(format.devices.sorted().map { .string($0.rawValue) })),
+              ("protection", .string(format.protectionMode.rawValue)),
+              ("pipeline", .string(format.pipeline)),
+            ])
+          })
+      ),
+    ])
+  }
+}
+
+/// Colours as manifests write them.
+enum ArgumentText {
+  static func color(_ color: RGBA) -> String {
+    let digits = [color.red, color.green, color.blue] + (color.alpha == 255 ? [] : [color.alpha])
+    return "#" + digits.map { String(format: "%02x", $0) }.joined()
+  }
+}

@@ -1,0 +1,160 @@
+import Foundation
+import ImageProcessing
+import ImageTables
+
+/// Checks a manifest's JSON field by field, naming each field in its errors.
+struct ManifestReader {
+  let path: String
+
+  static let topKeys = ["cache", "device", "background", "defaults", "formats"]
+  static let formatKeys = [
+    "name", "family", "size", "scale", "style", "maximumCount", "devices", "protection", "pipeline",
+  ]
+  static let defaultKeys = ["scale", "style", "maximumCount", "devices", "protection", "pipeline"]
+
+  mutating func manifest(_ json: Any, folder: URL) throws(ManifestError) -> Manifest {
+    guard let top = json as? [String: Any] else { throw fail("(top)", "must be an object") }
+    try checkKeys(top, allowed: Self.topKeys, at: "")
+    let defaults = try object(top["defaults"], "defaults") ?? [:]
+    try checkKeys(defaults, allowed: Self.defaultKeys, at: "defaults.")
+    guard let formatList = top["formats"] as? [Any], !formatList.isEmpty else {
+      throw fail("formats", "must be a list of at least one format")
+    }
+    var formats: [ImageFormat] = []
+    for (index, item) in formatList.enumerated() {
+      let at = "formats[\(index)]"
+      guard let entry = item as? [String: Any] else { throw fail(at, "must be an object") }
+      try checkKeys(entry, allowed: Self.formatKeys, at: at + ".")
+      let format = try self.format(entry, defaults: defaults, at: at)
+      if formats.contains(where: { $0.name == format.name }) {
+        throw fail(at + ".name", "'\(format.name)' names another format already")
+      }
+      formats.append(format)
+    }
+    let backgroundText = try string(top["background"], "background") ?? "#ffffff"
+    guard let background = ArgumentValue.parseColor(backgroundText) else {
+      throw fail("background", "'\(backgroundText)' is not a colour (#rgb, #rrggbb or #rrggbbaa)")
+    }
+    return Manifest(
+      cache: try string(top["cache"], "cache"),
+      device: DeviceClass(rawValue: try string(top["device"], "device") ?? "server"),
+      background: background, formats: formats, origin: path, folder: folder)
+  }
+
+  private func format(_ entry: [String: Any], defaults: [String: Any], at: String)
+    throws(ManifestError)
+    -> ImageFormat
+  {
+    func value(_ key: String) -> (Any?, String) {
+      entry[key] != nil ? (entry[key], "\(at).\(key)") : (defaults[key], "defaults.\(key)")
+    }
+    guard let name = try string(entry["name"], "\(at).name") else {
+      throw fail("\(at).name", "is required")
+    }
+    guard let family = try string(entry["family"], "\(at).family") else {
+      throw fail("\(at).family", "is required")
+    }
+    let (width, height) = try size(entry["size"], "\(at).size")
+    let (scaleValue, scaleField) = value("scale")
+    let scale = try integer(scaleValue, scaleField) ?? 2
+    let (styleValue, styleField) = value("style")
+    let styleText = try string(styleValue, styleField) ?? "bgra32"
+    guard let style = PixelStyle(rawValue: styleText) else {
+      throw fail(styleField, "'\(styleText)' is not a style; use bgra32, bgr32, bgr555 or gray8")
+    }
+    let (countValue, countField) = value("maximumCount")
+    let maximumCount = try integer(countValue, countField) ?? 1000
+    let (devicesValue, devicesField) = value("devices")
+    var devices = DeviceClass.all
+    if let devicesValue {
+      guard let list = devicesValue as? [String] else {
+        throw fail(devicesField, "must be a list of names")
+      }
+      devices = Set(list.map(DeviceClass.init(rawValue:)))
+    }
+    let (protectionValue, protectionField) = value("protection")
+    let protectionText = try string(protectionValue, protectionField) ?? "none"
+    guard let protection = ProtectionMode(rawValue: protectionText) else {
+      throw fail(
+        protectionField,
+        "'\(protectionText)' is not a protection mode; use none, complete or completeUntilFirstUserAuthentication"
+      )
+    }
+    let (pipelineValue, pipelineField) = value("pipeline")
+    let pipeline = try string(pipelineValue, pipelineField) ?? "fit"
+    do {
+      return try ImageFormat(
+        name: name, family: family, width: width, height: height, scale: scale, style: style,
+        maximumCount: maximumCount, devices: devices, protectionMode: protection, pipeline: pipeline
+      )
+    } catch {
+      switch error {
+      case .invalidName(let field, _, let reason): throw fail("\(at).\(field)", reason)
+      case .invalidValue(_, let field, let reason):
+        throw fail(field == "size" ? "\(at).size" : value(field).1, reason)
+      }
+    }
+  }
+
+  /// `"32x32"`, `[32, 32]` or `{"width": 32, "height": 32}`.
+  private func size(_ value: Any?, _ field: String) throws(ManifestError) -> (Int, Int) {
+    let expected =
+      "must be \"WIDTHxHEIGHT\" in points, [width, height] or {\"width\": w, \"height\": h}"
+    switch value {
+    case let text as String:
+      let parts = text.lowercased().split(separator: "x").compactMap { Int($0) }
+      guard parts.count == 2 else { throw fail(field, "'\(text)' \(expected)") }
+      return (parts[0], parts[1])
+    case let list as [Any]:
+      guard list.count == 2, let width = list[0] as? Int, let height = list[1] as? Int else {
+        throw fail(field, expected)
+      }
+      return (width, height)
+    case let object as [String: Any]:
+      guard let width = object["width"] as? Int, let height = object["height"] as? Int else {
+        throw fail(field, expected)
+      }
+      return (width, height)
+    case nil:
+      throw fail(field, "is required")
+    default:
+      throw fail(field, expected)
+    }
+  }
+
+  private func string(_ value: Any?, _ field: String) throws(ManifestError) -> String? {
+    guard let value else { return nil }
+    guard let text = value as? String else { throw fail(field, "must be a string") }
+    return text
+  }
+
+  private func integer(_ value: Any?, _ field: String) throws(ManifestError) -> Int? {
+    guard let value else { return nil }
+    // JSONSerialization gives true and false as numbers of C type char ("c").
+    let isBoolean = (value as? NSNumber).map { String(cString: $0.objCType) == "c" } ?? false
+    if !isBoolean {
+      if let integer = value as? Int { return integer }
+      if let number = value as? Double, let integer = Int(exactly: number) { return integer }
+    }
+    throw fail(field, "must be a whole number")
+  }
+
+  private func object(_ value: Any?, _ field: String) throws(ManifestError) -> [String: Any]? {
+    guard let value else { return nil }
+    guard let object = value as? [String: Any] else { throw fail(field, "must be an object") }
+    return object
+  }
+
+  private func checkKeys(_ object: [String: Any], allowed: [String], at prefix: String)
+    throws(ManifestError)
+  {
+    for key in object.keys.sorted() where !allowed.contains(key) {
+      let hint = Suggestion.closest(to: key, among: allowed).map { "; did you mean '\($0)'?" } ?? ""
+      throw fail(prefix + key, "unknown field\(hint)")
+    }
+  }
+
+  private func fail(_ field: String, _ message: String) -> ManifestError {
+    .invalidField(path: path, field: field, message: message)
+  }
+}

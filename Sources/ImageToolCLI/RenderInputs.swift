@@ -1,0 +1,66 @@
+import Foundation
+
+/// The photos a render works on, found in the files and folders given: each with its
+/// entity id, the path relative to the folder it was found in (stable across machines
+/// and checkouts), or the file's name when the file was given itself.
+struct RenderInputs {
+  struct Input: Sendable, Equatable {
+    var path: String
+    var entityID: String
+  }
+
+  /// Image files a folder's walk picks up; others (a README, .DS_Store) are passed over.
+  static let imageExtensions: Set<String> = ["jpg", "jpeg", "png", "webp", "gif", "tif", "tiff"]
+
+  var inputs: [Input] = []
+  /// Paths that could not be used, with why.
+  var problems: [(path: String, error: String)] = []
+
+  init(paths: [String]) {
+    var seen: [String: String] = [:]
+    for path in paths {
+      var isDirectory: ObjCBool = false
+      guard FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory) else {
+        problems.append((path, "no such file or folder"))
+        continue
+      }
+      let found: [Input]
+      if isDirectory.boolValue {
+        found = Self.walk(path)
+      } else {
+        found = [Input(path: path, entityID: (path as NSString).lastPathComponent)]
+      }
+      for input in found {
+        if let first = seen[input.entityID] {
+          problems.append(
+            (
+              input.path,
+              "its entity id '\(input.entityID)' is also \(first)'s; render them separately"
+            ))
+          continue
+        }
+        seen[input.entityID] = input.path
+        inputs.append(input)
+      }
+    }
+  }
+
+  private static func walk(_ folder: String) -> [Input] {
+    let base = URL(fileURLWithPath: folder).standardizedFileURL
+    guard
+      let walker = FileManager.default.enumerator(
+        at: base, includingPropertiesForKeys: [.isRegularFileKey], options: [.skipsHiddenFiles])
+    else { return [] }
+    var found: [Input] = []
+    for case let url as URL in walker
+    where imageExtensions.contains(url.pathExtension.lowercased())
+      && (try? url.resourceValues(forKeys: [.isRegularFileKey]).isRegularFile) == true
+    {
+      let full = url.standardizedFileURL.path
+      let relative = String(full.dropFirst(base.path.count)).drop { $0 == "/" }
+      let display = folder.hasSuffix("/") ? folder + relative : folder + "/" + relative
+      found.append(Input(path: display, entityID: String(relative)))
+    }
+    return found.sorted { $0.entityID < $1.entityID }
+  }
+}

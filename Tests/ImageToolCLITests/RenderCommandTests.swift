@@ -1,0 +1,246 @@
+import Foundation
+import ImageTables
+import Testing
+import Vips
+
+@testable import ImageToolCLI
+
+@Suite("imgtool render, export, sheet and manifest")
+struct RenderCommandTests {
+  /// A folder of the bundled photos, one in a subfolder, and a broken JPEG among them.
+  private func photoFolder() throws -> URL {
+    let folder = try Paths.temporaryFolder().appendingPathComponent("photos")
+    try FileManager.default.createDirectory(
+      at: folder.appendingPathComponent("space"), withIntermediateDirectories: true)
+    for name in ["chelsea.png", "coffee.png", "astronaut.png"] {
+      try FileManager.default.copyItem(
+        atPath: Paths.bundled(name), toPath: folder.appendingPathComponent(name).path)
+    }
+    for name in ["hubble.jpg", "rocket.jpg"] {
+      try FileManager.default.copyItem(
+        atPath: Paths.bundled(name), toPath: folder.appendingPathComponent("space/\(name)").path)
+    }
+    let jpeg = try Data(contentsOf: URL(fileURLWithPath: Paths.bundled("rocket.jpg")))
+    try jpeg.prefix(jpeg.count / 2).write(to: folder.appendingPathComponent("broken.jpg"))
+    try Data("notes".utf8).write(to: folder.appendingPathComponent("README.md"))
+    return folder
+  }
+
+  private func json(_ lines: [String]) throws -> [String: Any] {
+    try #require(
+      try JSONSerialization.jsonObject(with: Data(lines.joined().utf8)) as? [String: Any])
+  }
+
+  @Test func aBrokenPhotoFailsAloneAndTheRestIsRendered() async throws {
+    let photos = try photoFolder()
+    let cache = photos.deletingLastPathComponent().appendingPathComponent("cache").path
+    let result = await runTool([
+      "render", "--family", "avatar", "--cache", cache, "--json", photos.path,
+    ])
+    #expect(result.status == 1)
+    let summary = try json(result.out)
+    #expect(summary["inputs"] as? Int == 6)
+    #expect(summary["written"] as? Int == 15)
+    #expect(summary["skipped"] as? Int == 0)
+    let failed = try #require(summary["failed"] as? [[String: String]])
+    #expect(failed.count == 1)
+    #expect(failed.first?["path"] == photos.path + "/broken.jpg")
+    #expect(failed.first?["error"]?.hasPrefix("the image data ends early (truncated)") == true)
+    #expect(summary["seconds"] is Double)
+    let tables = try #require(summary["tables"] as? [[String: Any]])
+    #expect(
+      tables.map { $0["format"] as? String } == ["avatar.small", "avatar.medium", "avatar.large"])
+    #expect(tables.allSatisfy { $0["entries"] as? Int == 5 })
+    // Entity ids are paths relative to the folder given.
+    let table = try ImageTable(existingTableAt: cache + "/avatar.small.table")
+    #expect(
+      Set(table.entries().map(\.entityID))
+        == ["astronaut.png", "chelsea.png", "coffee.png", "space/hubble.jpg", "space/rocket.jpg"])
+    // Nothing was written for the broken one.
+    #expect(!table.entries().contains { $0.entityID == "broken.jpg" })
+  }
+
+  @Test func upToDateEntriesAreSkippedAndChangesRerender() async throws {
+    let photos = try photoFolder()
+    try FileManager.default.removeItem(at: photos.appendingPathComponent("broken.jpg"))
+    let cache = photos.deletingLastPathComponent().appendingPathComponent("cache").path
+    let first = await runTool([
+      "render", "--family", "avatar", "--cache", cache, "--quiet", photos.path,
+    ])
+    #expect(first.status == 0)
+    #expect(first.err.isEmpty)
+    #expect(
+      first.out.first?.hasPrefix("render: family avatar: 5 inputs, 15 entries written, 0 skipped")
+        == true)
+    let again = await runTool([
+      "render", "--family", "avatar", "--cache", cache, "--json", photos.path,
+    ])
+    #expect(try json(again.out)["written"] as? Int == 0)
+    #expect(try json(again.out)["skipped"] as? Int == 5)
+    // A changed photo (new bytes, same name) is re-rendered; the rest are skipped.
+    try FileManager.default.removeItem(at: photos.appendingPathComponent("coffee.png"))
+    try FileManager.default.copyItem(
+      atPath: Paths.bundled("rocket.jpg"), toPath: photos.appendingPathComponent("coffee.png").path)
+    let changed = await runTool([
+      "render", "--family", "avatar", "--cache", cache, "--json", photos.path,
+    ])
+    #expect(try json(changed.out)["written"] as? Int == 3)
+    #expect(try json(changed.out)["skipped"] as? Int == 4)
+    let forced = await runTool([
+      "render", "--family", "avatar", "--cache", cache, "--json", "--force", photos.path,
+    ])
+    #expect(try json(forced.out)["written"] as? Int == 15)
+  }
+
+  @Test func progressIsOneLinePerPhotoWhenNotATerminal() async throws {
+    let photos = try photoFolder()
+    let cache = photos.deletingLastPathComponent().appendingPathComponent("cache").path
+    let result = await runTool([
+      "render", "--family", "avatar", "--cache", cache, "--jobs", "1", photos.path,
+    ])
+    #expect(result.err.count == 6)
+    #expect(result.err.first?.hasPrefix("[1/6] ") == true)
+    #expect(
+      result.err.contains {
+        $0.hasSuffix(
+          "broken.jpg: failed: the image data ends early (truncated): VipsJpeg: Premature end of input file"
+        )
+      })
+    #expect(
+      result.out.contains {
+        $0.hasPrefix("  failed: \(photos.path)/broken.jpg: the image data ends early")
+      })
+  }
+
+  @Test func exportAndSheetsShowWhatTheCacheHolds() async throws {
+    let photos = try photoFolder()
+    let work = photos.deletingLastPathComponent()
+    let cache = work.appendingPathComponent("cache").path
+    let sheet = work.appendingPathComponent("sheet.png").path
+    _ = await runTool([
+      "render", "--family", "avatar", "--cache", cache, "--quiet", "--sheet", sheet, photos.path,
+    ])
+    let sheetImage = try VipsImage(file: sheet)
+    #expect(sheetImage.width > 5 * 256 && sheetImage.height > 64 + 128 + 256)
+    let exported = work.appendingPathComponent("hubble.png").path
+    let export = await runTool([
+      "export", "--cache", cache, "--format", "avatar.medium", "--entity", "space/hubble.jpg",
+      exported,
+    ])
+    #expect(export.status == 0)
+    let image = try VipsImage(file: exported)
+    #expect((image.width, image.height, image.bands) == (128, 128, 4))
+    #expect(try image.pixel(x: 0, y: 0)[3] == 0)
+    let missing = await runTool([
+      "export", "--cache", cache, "--format", "avatar.medium", "--entity", "nope", exported,
+    ])
+    #expect(missing.status == 1)
+    #expect(missing.err == ["imgtool: format 'avatar.medium' holds no entry for 'nope'"])
+    let one = work.appendingPathComponent("one.png").path
+    let single = await runTool(["sheet", "--cache", cache, "--format", "avatar.small", one])
+    #expect(single.status == 0 && single.out.first?.hasSuffix("5 entries") == true)
+  }
+
+  @Test func aManifestDefinesFormatsAndTheCache() async throws {
+    let work = try Paths.temporaryFolder()
+    let manifest = work.appendingPathComponent("imgtool.json")
+    try Data(
+      """
+      {
+        "cache": "tables",
+        "defaults": { "scale": 1, "style": "bgr32" },
+        "formats": [
+          { "name": "card", "family": "cards", "size": [40, 30], "pipeline": "fill | roundedCorners(radius: 4)" },
+          { "name": "card.grey", "family": "cards", "size": "20x15", "style": "gray8", "pipeline": "fill | grayscale" }
+        ]
+      }
+      """.utf8
+    ).write(to: manifest)
+    let result = await runTool([
+      "render", "--manifest", manifest.path, "--family", "cards", "--quiet",
+      Paths.bundled("coffee.png"),
+    ])
+    #expect(result.status == 0, "\(result.err)")
+    let card = try ImageTable(
+      existingTableAt: work.appendingPathComponent("tables/card.table").path)
+    #expect(card.format.style == .bgr32 && card.format.pixelWidth == 40)
+    #expect(card.entries().map(\.entityID) == ["coffee.png"])
+    let grey = try ImageTable(
+      existingTableAt: work.appendingPathComponent("tables/card.grey.table").path)
+    #expect(grey.format.style == .gray8)
+    let printed = await runTool(["manifest", "--manifest", manifest.path])
+    #expect(printed.out.joined(separator: "\n").contains("\"pipeline\": \"fill | grayscale\""))
+  }
+
+  @Test(arguments: [
+    (
+      #"{"formats": [{"name": "a", "family": "f", "size": "10x10"}, {"name": "b", "family": "f", "size": "ten"}]}"#,
+      "formats[1].size: 'ten' must be \"WIDTHxHEIGHT\" in points"
+    ),
+    (
+      #"{"formats": [{"name": "a", "family": "f", "size": "10x10", "sise": 3}]}"#,
+      "formats[0].sise: unknown field; did you mean 'size'?"
+    ),
+    (
+      #"{"formats": [{"name": "../a", "family": "f", "size": "10x10"}]}"#,
+      "formats[0].name: use 1 to 128 letters"
+    ),
+    (
+      #"{"formats": [{"name": "a", "family": "f", "size": "10x10", "style": "rgb"}]}"#,
+      "formats[0].style: 'rgb' is not a style"
+    ),
+    (
+      #"{"defaults": {"scale": 9}, "formats": [{"name": "a", "family": "f", "size": "10x10"}]}"#,
+      "defaults.scale: 9 must be 1 to 8"
+    ),
+    (
+      #"{"formats": [{"name": "a", "family": "f", "size": "10x10"}, {"name": "a", "family": "g", "size": "1x1"}]}"#,
+      "formats[1].name: 'a' names another format already"
+    ),
+    (#"{"formats": []}"#, "formats: must be a list of at least one format"),
+    (
+      #"{"formats": [{"name": "a", "family": "f", "size": "10x10", "maximumCount": true}]}"#,
+      "formats[0].maximumCount: must be a whole number"
+    ),
+    ("{not json", "not valid JSON"),
+  ])
+  func manifestErrorsNameTheField(_ text: String, _ message: String) async throws {
+    let path = try Paths.temporaryFolder().appendingPathComponent("imgtool.json")
+    try Data(text.utf8).write(to: path)
+    let result = await runTool(["manifest", "--manifest", path.path])
+    #expect(result.status == 1)
+    #expect(result.err.first?.contains(path.path + ": " + message) == true, "\(result.err)")
+  }
+
+  @Test func anUnknownFamilyListsTheFamilies() async {
+    let result = await runTool(["render", "--family", "avatr", Paths.bundled("coffee.png")])
+    #expect(result.status == 64)
+    #expect(
+      result.err.first
+        == "Error: invalid value 'avatr' for '--family': built-in has the families: avatar, photo")
+  }
+
+  /// As a user runs it: defaults found in the current folder.
+  @Test func defaultsComeFromTheCurrentFolder() throws {
+    let work = try Paths.temporaryFolder()
+    try FileManager.default.copyItem(
+      atPath: Paths.bundled("chelsea.png"), toPath: work.appendingPathComponent("cat.png").path)
+    let plain = try runExecutable(["render", "--family", "avatar", "--quiet", "cat.png"], in: work)
+    #expect(plain.status == 0, "\(plain.err)")
+    #expect(
+      FileManager.default.fileExists(
+        atPath: work.appendingPathComponent(".imgtool-cache/avatar.large.table").path))
+    try Data(
+      #"{"cache": "elsewhere", "formats": [{"name": "tiny", "family": "t", "size": "8x8", "pipeline": "fill"}]}"#
+        .utf8
+    )
+    .write(to: work.appendingPathComponent("imgtool.json"))
+    let local = try runExecutable(["render", "--family", "t", "--quiet", "cat.png"], in: work)
+    #expect(local.status == 0, "\(local.err)")
+    #expect(
+      FileManager.default.fileExists(
+        atPath: work.appendingPathComponent("elsewhere/tiny.table").path))
+    let inspect = try runExecutable(["inspect", "--summary"], in: work)
+    #expect(inspect.out.contains("tiny (family t), 16x16 bgra32, 1 of 1000 entries"))
+  }
+}
