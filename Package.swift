@@ -9,6 +9,7 @@ let package = Package(
     .library(name: "ImageTables", targets: ["ImageTables"]),
     .library(name: "ImageProcessing", targets: ["ImageProcessing"]),
     .library(name: "ImageCaching", targets: ["ImageCaching"]),
+    .library(name: "PhotoModels", targets: ["PhotoModels"]),
     .library(name: "ImageToolCLI", targets: ["ImageToolCLI"]),
     // An example processor plugin, loaded with `imgtool --plugin` (Examples/CustomProcessor).
     .library(name: "SepiaPlugin", type: .dynamic, targets: ["SepiaPlugin"]),
@@ -27,11 +28,17 @@ let package = Package(
     .target(name: "ImageProcessing", dependencies: ["Vips", "ImageTables", "ImageToolPluginABI"]),
     .target(name: "ImageCaching", dependencies: ["Vips", "ImageTables", "ImageProcessing"]),
     .target(
+      name: "PhotoModels", dependencies: ["Vips", "ImageTables", "ImageProcessing", "ImageCaching"]),
+    .target(
       name: "ImageToolCLI",
-      dependencies: ["Vips", "ImageTables", "ImageProcessing", "ImageCaching"]),
+      dependencies: ["Vips", "ImageTables", "ImageProcessing", "ImageCaching", "PhotoModels"]),
     .target(
       name: "SepiaPlugin", dependencies: ["CVips", "CVipsShim", "ImageToolPluginABI"],
       path: "Examples/CustomProcessor/SepiaPlugin"),
+    .executableTarget(
+      name: "Gallery",
+      dependencies: ["ImageCaching", "ImageTables", "ImageToolCLI", "PhotoModels"],
+      path: "Examples/Gallery"),
     .executableTarget(name: "imgtool", dependencies: ["ImageToolCLI", "ImageProcessing"]),
     .plugin(
       name: "RenderImages",
@@ -49,9 +56,13 @@ let package = Package(
       name: "ImageCachingTests",
       dependencies: ["ImageCaching", "ImageProcessing", "ImageTables", "Vips"]),
     .testTarget(
+      name: "PhotoModelsTests",
+      dependencies: ["PhotoModels", "ImageCaching", "ImageProcessing", "ImageTables", "Vips"]),
+    .testTarget(
       name: "ImageProcessingTests", dependencies: ["ImageProcessing", "ImageTables", "Vips"]),
     .testTarget(
-      name: "ImageToolCLITests", dependencies: ["ImageToolCLI", "ImageTables", "Vips", "imgtool"]),
+      name: "ImageToolCLITests",
+      dependencies: ["ImageToolCLI", "ImageTables", "PhotoModels", "Vips", "imgtool", "Gallery"]),
   ],
   swiftLanguageModes: [.v6]
 )

@@ -24,21 +24,39 @@ public final class Bitmap: @unchecked Sendable {
   public let entityID: String
   public let sourceVersion: String
   let base: UnsafeRawPointer
-  /// Keeps the mapping (and so the bytes) alive as long as this view.
-  let mapping: MappedFile
+  /// Keeps the bytes alive as long as this view: a table's mapping, or memory of its own.
+  let owner: AnyObject
 
   init(
-    base: UnsafeRawPointer, mapping: MappedFile, width: Int, height: Int, bytesPerRow: Int,
+    base: UnsafeRawPointer, mapping: AnyObject, width: Int, height: Int, bytesPerRow: Int,
     style: PixelStyle, entityID: String, sourceVersion: String
   ) {
     self.base = base
-    self.mapping = mapping
+    self.owner = mapping
     self.width = width
     self.height = height
     self.bytesPerRow = bytesPerRow
     self.style = style
     self.entityID = entityID
     self.sourceVersion = sourceVersion
+  }
+
+  /// A bitmap of its own memory (not in a table), drawn once by `draw`: for photos
+  /// decoded on the spot and for tests. Rows are padded as in a table.
+  public convenience init(
+    width: Int, height: Int, style: PixelStyle, entityID: String = "", sourceVersion: String = "",
+    draw: (borrowing EntryCanvas) throws -> Void
+  ) rethrows {
+    let layout = EntryLayout(width: width, height: height, style: style)
+    let memory = OwnedBytes(count: layout.bytesPerEntry)
+    try draw(
+      EntryCanvas(
+        bytes: memory.bytes, bytesPerRow: layout.bytesPerRow, width: width, height: height,
+        style: style))
+    self.init(
+      base: UnsafeRawPointer(memory.bytes.baseAddress!), mapping: memory, width: width,
+      height: height, bytesPerRow: layout.bytesPerRow, style: style, entityID: entityID,
+      sourceVersion: sourceVersion)
   }
 
   /// The entry's bytes: `height` rows of `bytesPerRow` bytes, each starting with

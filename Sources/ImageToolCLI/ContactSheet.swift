@@ -20,11 +20,7 @@ enum ContactSheet {
       guard !images.isEmpty else { continue }
       let grid = try VipsImage.grid(
         images, across: min(columns, images.count), spacing: gap, background: [0, 0, 0, 0])
-      let label = try VipsImage.text("\(name): \(images.count) entries", font: "sans 11")
-      let white = try VipsImage(
-        pixels: [UInt8](repeating: 255, count: label.width * label.height * 3), width: label.width,
-        height: label.height, bands: 3
-      ).masked(by: label)
+      let white = try TextImage.white("\(name): \(images.count) entries")
       blocks.append(try white.joined(below: grid, spacing: gap, background: [0, 0, 0, 0]))
     }
     guard var sheet = blocks.first else { return nil }

@@ -26,7 +26,8 @@ public struct ImageTool: Sendable {
   public static var standardCommands: [any Command] {
     [
       RenderCommand(), InfoCommand(), ManifestCommand(), ProcessorsCommand(), ApplyCommand(),
-      ExportCommand(), SheetCommand(), InspectCommand(), VerifyCommand(), BenchCommand(),
+      ExportCommand(), SheetCommand(), BrowseCommand(), InspectCommand(), VerifyCommand(),
+      BenchCommand(),
     ]
   }
 

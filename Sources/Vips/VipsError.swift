@@ -83,7 +83,8 @@ public enum VipsError: Error, Sendable, Equatable, CustomStringConvertible {
     case .operationFailed(_, let source?, let message) where truncated:
       let words = ["truncated", "premature end", "unexpected end"]
       let own = words.contains(where: message.lowercased().contains)
-      return .truncated(source: source, message: own ? message : "the file ends before its end marker")
+      return .truncated(
+        source: source, message: own ? message : "the file ends before its end marker")
     default:
       return self
     }

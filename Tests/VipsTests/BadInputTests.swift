@@ -45,7 +45,11 @@ struct BadInputTests {
       return
     }
     #expect(source == path)
-    #expect(message.contains("Premature end"))
+    // libvips's own words when its shared error buffer still holds them for this decode;
+    // ours when another thread's failure took them first (tests run in parallel).
+    #expect(
+      message.contains("Premature end") || message == "the file ends before its end marker",
+      "\(message)")
   }
 
   @Test func bombIsRefusedFromItsHeader() throws {

@@ -1,0 +1,92 @@
+import Foundation
+import ImageCaching
+import ImageTables
+import PhotoModels
+
+/// `imgtool browse --family photo --out frame.png`: one frame of a photo browser and
+/// its scrubber over the entries of a rendered family.
+public struct BrowseCommand: Command {
+  public init() {}
+
+  public let spec = CommandSpec(
+    name: "browse",
+    abstract: "Draw one frame of a photo browser and scrubber over a rendered family.",
+    discussion: """
+      Builds a browser and a scrubber (headless models of IDMPhotoBrowser and Nimbus's \
+      scrubber) over the entries of the family's largest format, in entity order, and \
+      draws what they show: the current photo from that format, its caption (the entity \
+      id) and counter, and the scrubber strip beneath with thumbnails from the family's \
+      smallest format and the selection larger. Render the family first.
+      """,
+    options: [
+      .init("family", value: "name", help: "The rendered family (default photo)."),
+      .init("index", value: "n", help: "The photo shown, from 0 (default 0)."),
+      .init("width", value: "points", help: "The view's width (default 768)."),
+      .init("out", value: "file", help: "The picture to write (.png, .jpg or .webp)."),
+    ] + CacheOptions.specs
+  )
+
+  public func run(_ arguments: ParsedArguments, context: CommandContext) async throws -> Int32 {
+    guard let output = arguments.value("out") else {
+      throw CommandLineError.missingValue(option: "--out", valueName: "file")
+    }
+    let family = arguments.value("family") ?? "photo"
+    let width = try arguments.integer("width", in: 160...4096, default: 768)
+    let index = try arguments.integer("index", in: 0...Int(Int32.max), default: 0)
+    let (_, cache) = try CacheOptions.open(arguments, context: context)
+    let formats = cache.formatNames(family: family).compactMap { cache.formats[$0] }
+      .sorted { $0.pixelWidth * $0.pixelHeight < $1.pixelWidth * $1.pixelHeight }
+    guard let thumb = formats.first, let screen = formats.last,
+      let table = cache.table(format: screen.name)
+    else {
+      throw CommandLineError.invalidValue(
+        option: "--family", value: family, reason: "no such family")
+    }
+    let entities = table.entries().map {
+      Entity(id: $0.entityID, sourceVersion: $0.sourceVersion, source: .file($0.entityID))
+    }.sorted { $0.id < $1.id }
+    guard !entities.isEmpty else {
+      context.console.err("imgtool: family '\(family)' holds no photos; render it first")
+      return ExitCode.failure
+    }
+    let drawn = try await MainActor.run { () throws -> (Int, Int, String) in
+      let photos = entities.map {
+        CachedPhoto(cache: cache, entity: $0, format: screen.name, caption: $0.id)
+      }
+      let browser = PhotoBrowser(photos: photos, initialIndex: index)
+      browser.show()
+      let thumbnails = CacheThumbnails(cache: cache, entities: entities, format: thumb.name)
+      let scrubber = PhotoScrubber(dataSource: thumbnails)
+      scrubber.bounds = (width, BrowserFrame.scrubberHeight)
+      scrubber.setSelectedPhotoIndex(browser.currentIndex)
+      let frame = try BrowserFrame.draw(
+        browser: browser, scrubber: scrubber, width: width, pageHeight: width * 3 / 4)
+      try frame.write(to: output)
+      return (frame.width, frame.height, entities[browser.currentIndex].id)
+    }
+    context.console.out(
+      "\(output): \(drawn.0)x\(drawn.1), photo \(min(index, entities.count - 1) + 1) of "
+        + "\(entities.count) (\(drawn.2))")
+    return ExitCode.success
+  }
+}
+
+/// A scrubber's thumbnails, straight from a cache format: hits or nothing, never a load.
+@MainActor
+public final class CacheThumbnails: PhotoScrubberDataSource {
+  let cache: ImageCache
+  let entities: [Entity]
+  let format: String
+
+  public init(cache: ImageCache, entities: [Entity], format: String) {
+    self.cache = cache
+    self.entities = entities
+    self.format = format
+  }
+
+  public func numberOfPhotos(in scrubber: PhotoScrubber) -> Int { entities.count }
+
+  public func thumbnail(at index: Int, in scrubber: PhotoScrubber) -> Bitmap? {
+    entities.indices.contains(index) ? cache.cachedImage(for: entities[index], format: format) : nil
+  }
+}

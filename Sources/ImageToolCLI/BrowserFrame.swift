@@ -1,0 +1,93 @@
+import ImageTables
+import PhotoModels
+import Vips
+
+/// Draws what a photo browser and its scrubber show, as one picture: the current photo
+/// fitted in its page, its caption and counter, and the scrubber strip beneath, with
+/// every thumbnail and the selection where the models put them.
+///
+/// ```
+/// +------------------------------+  0
+/// |            photo             |
+/// +------------------------------+  pageHeight
+/// | caption              3 of 12 |  captionHeight
+/// +------------------------------+
+/// |  [][][][][SEL][][][][][][]   |  scrubberHeight
+/// +------------------------------+
+/// ```
+public enum BrowserFrame {
+  public static let captionHeight = 40
+  public static let scrubberHeight = 44
+  static let ground: [Double] = [0, 0, 0]
+  static let strip: [Double] = [40, 40, 44, 255]
+  static let missing: [Double] = [90, 90, 90, 255]
+
+  /// The frame's size for a view `width` wide with pages `pageHeight` high.
+  public static func size(width: Int, pageHeight: Int) -> (width: Int, height: Int) {
+    (width, pageHeight + captionHeight + scrubberHeight)
+  }
+
+  /// Where the scrubber sits in the frame.
+  public static func scrubberOrigin(pageHeight: Int) -> (x: Int, y: Int) {
+    (0, pageHeight + captionHeight)
+  }
+
+  /// Draws the frame; the scrubber's bounds must be `width` by ``scrubberHeight``.
+  @MainActor
+  public static func draw(
+    browser: PhotoBrowser, scrubber: PhotoScrubber, width: Int, pageHeight: Int
+  )
+    throws -> VipsImage
+  {
+    let (frameWidth, frameHeight) = size(width: width, pageHeight: pageHeight)
+    var frame = try VipsImage(
+      pixels: [UInt8](repeating: 0, count: frameWidth * frameHeight * 3), width: frameWidth,
+      height: frameHeight, bands: 3)
+    // The page: the current photo (or its placeholder), fitted and centred.
+    if let image = try browser.displayImage(at: browser.currentIndex)?.image() {
+      let fitted = try image.thumbnail(width: width, height: pageHeight, crop: .none, size: .down)
+      frame = try frame.overlaid(
+        with: fitted, x: (width - fitted.width) / 2, y: (pageHeight - fitted.height) / 2)
+    }
+    // The caption on the left, the counter on the right.
+    if let caption = browser.caption {
+      let text = try TextImage.white(caption)
+      frame = try frame.overlaid(
+        with: text, x: 10, y: pageHeight + (captionHeight - text.height) / 2)
+    }
+    if let counter = browser.counterText {
+      let text = try TextImage.white(counter)
+      frame = try frame.overlaid(
+        with: text, x: width - text.width - 10, y: pageHeight + (captionHeight - text.height) / 2)
+    }
+    // The scrubber: the container strip with a thumbnail in every slot, then the selection.
+    let layout = scrubber.layout
+    let origin = scrubberOrigin(pageHeight: pageHeight)
+    guard layout.visibleCount > 0 else { return try frame.castToUInt8() }
+    let cells = try scrubber.slots.map { slot in
+      try cell(slot.thumbnail, width: layout.thumbnailWidth, height: layout.thumbnailHeight)
+    }
+    let container = layout.containerFrame
+    let row = try VipsImage.grid(cells, across: cells.count, spacing: 1, background: strip)
+      .embedded(x: 1, y: 1, width: container.width, height: container.height, background: strip)
+    frame = try frame.overlaid(with: row, x: origin.x + container.x, y: origin.y + container.y)
+    let selection = scrubber.selectionFrame
+    let selected = try cell(
+      scrubber.selectionThumbnail, width: selection.width, height: selection.height
+    ).bordered(width: 1, color: [255, 255, 255, 255])
+    frame = try frame.overlaid(with: selected, x: origin.x + selection.x, y: origin.y + selection.y)
+    return try frame.extractingBands(0, count: 3)
+  }
+
+  /// A thumbnail filling `width` by `height`, or a grey cell while it is not ready.
+  static func cell(_ thumbnail: Bitmap?, width: Int, height: Int) throws -> VipsImage {
+    guard let thumbnail else {
+      return try VipsImage(
+        pixels: [UInt8](repeating: 0, count: width * height * 4), width: width, height: height,
+        bands: 4
+      ).linear([0, 0, 0, 0], missing, clampToUInt8: true)
+    }
+    return try thumbnail.image().toSRGB().withAlpha()
+      .thumbnail(width: width, height: height, crop: .centre, size: .both)
+  }
+}

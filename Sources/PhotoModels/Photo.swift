@@ -1,0 +1,41 @@
+import Foundation
+import ImageTables
+
+/// One photo a browser or scrubber shows (IDMPhotoBrowser's `IDMPhoto`).
+///
+/// `underlyingImage` answers at once and never starts I/O; `loadUnderlyingImage()`
+/// starts an asynchronous load and, when it ends (with success or failure), delivers
+/// ``PhotoEvent/loadingDidEnd(succeeded:error:)`` on ``events()`` and posts
+/// ``Foundation/Notification/Name/photoLoadingDidEnd`` with the photo as object.
+/// Repeated calls while a load runs start one load.
+public protocol Photo: AnyObject, Sendable {
+  /// The image if it is in memory or in the cache now, else nil.
+  var underlyingImage: Bitmap? { get }
+  /// Starts loading the image, if it is not loaded or loading.
+  func loadUnderlyingImage()
+  /// Lets the image go (a browser calls this for photos outside its window).
+  func unloadUnderlyingImage()
+  var caption: String? { get }
+  /// Shown while the image loads.
+  var placeholderImage: Bitmap? { get }
+  /// Set for a video: it has no underlying image.
+  var videoURL: URL? { get }
+  /// 0 to 1 while loading.
+  var loadProgress: Double { get }
+  var isLoading: Bool { get }
+  /// A new stream of this photo's events, from now on.
+  func events() -> AsyncStream<PhotoEvent>
+}
+
+/// What happens to a photo.
+public enum PhotoEvent: Sendable, Equatable {
+  case progress(Double)
+  /// A load ended; `error` says why it failed.
+  case loadingDidEnd(succeeded: Bool, error: String?)
+}
+
+extension Notification.Name {
+  /// Posted when a photo's load ends, with the photo as the object (IDMPhotoBrowser's
+  /// `IDMPhoto_LOADING_DID_END_NOTIFICATION`).
+  public static let photoLoadingDidEnd = Notification.Name("IDMPhoto_LOADING_DID_END_NOTIFICATION")
+}

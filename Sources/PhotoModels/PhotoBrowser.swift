@@ -1,0 +1,196 @@
+import Foundation
+import ImageTables
+
+/// A headless photo browser (IDMPhotoBrowser, MWPhotoBrowser): which photo is shown,
+/// where each page is, which photos are loaded, captions, the counter, and events.
+///
+/// The current photo loads first, then its neighbours within `preloadWindow` on each
+/// side; photos outside the window are unloaded, so at most 2 x window + 1 photos are
+/// loaded however far a user pages.
+///
+/// ```swift
+/// let browser = PhotoBrowser(photos: photos, initialIndex: 3)
+/// browser.show()
+/// browser.next()
+/// browser.counterText  // "5 of 12"
+/// ```
+@MainActor
+public final class PhotoBrowser {
+  /// Space on each side of every page, in points, as the original pads its pages.
+  public static let pagePadding = 10
+
+  public weak var dataSource: (any PhotoBrowserDataSource)?
+  private var fixedPhotos: [any Photo]
+  public let preloadWindow: Int
+  public private(set) var currentIndex: Int
+  private var shownIndex: Int? = nil
+  /// The photos this browser asked to load and has not unloaded.
+  private var loaded: [ObjectIdentifier: any Photo] = [:]
+  private var listeners: [ObjectIdentifier: Task<Void, Never>] = [:]
+  private var subscribers: [UUID: AsyncStream<PhotoBrowserEvent>.Continuation] = [:]
+  /// The photos in index order, as last read from the data source.
+  private var photos: [any Photo] = []
+
+  /// A browser over a fixed list of photos.
+  public init(photos: [any Photo], initialIndex: Int = 0, preloadWindow: Int = 1) {
+    fixedPhotos = photos
+    self.preloadWindow = max(0, preloadWindow)
+    currentIndex = 0
+    reloadPhotos()
+    currentIndex = clamp(initialIndex)
+  }
+
+  /// A browser that asks `dataSource` for its photos.
+  public init(dataSource: any PhotoBrowserDataSource, initialIndex: Int = 0, preloadWindow: Int = 1)
+  {
+    fixedPhotos = []
+    self.dataSource = dataSource
+    self.preloadWindow = max(0, preloadWindow)
+    currentIndex = 0
+    reloadPhotos()
+    currentIndex = clamp(initialIndex)
+  }
+
+  public var numberOfPhotos: Int { photos.count }
+
+  public func photo(at index: Int) -> (any Photo)? {
+    photos.indices.contains(index) ? photos[index] : nil
+  }
+
+  /// The photo shown now, or nil when there are none.
+  public var currentPhoto: (any Photo)? { photo(at: currentIndex) }
+
+  /// The current photo's caption.
+  public var caption: String? { currentPhoto?.caption }
+
+  /// What a page shows now: the photo's image if it is loaded (or in the cache), else
+  /// its placeholder while it loads.
+  public func displayImage(at index: Int) -> Bitmap? {
+    guard let photo = photo(at: index) else { return nil }
+    return photo.underlyingImage ?? photo.placeholderImage
+  }
+
+  /// "3 of 12"; nil for one photo or none.
+  public var counterText: String? {
+    numberOfPhotos > 1 ? "\(currentIndex + 1) of \(numberOfPhotos)" : nil
+  }
+
+  /// Indices of the photos loaded (or loading) now.
+  public var loadedIndices: [Int] {
+    photos.indices.filter { loaded[ObjectIdentifier(photos[$0])] != nil }
+  }
+
+  /// Shows the current photo: loads it and its neighbours and says it is shown.
+  public func show() { showCurrent() }
+
+  public func next() { jump(to: currentIndex + 1) }
+  public func previous() { jump(to: currentIndex - 1) }
+
+  /// Shows the photo at `index`, clamped to the photos there are.
+  public func jump(to index: Int) {
+    currentIndex = clamp(index)
+    showCurrent()
+  }
+
+  /// Where page `index` lies in the paging view for a view `width` by `height`: pages are
+  /// `width` wide with `pagePadding` on each side.
+  public func pageFrame(at index: Int, viewWidth width: Int, viewHeight height: Int) -> Frame {
+    Frame(
+      x: (width + 2 * Self.pagePadding) * index + Self.pagePadding, y: 0, width: width,
+      height: height)
+  }
+
+  /// The paging view's content width for a view `width` wide.
+  public func contentWidth(viewWidth width: Int) -> Int {
+    (width + 2 * Self.pagePadding) * numberOfPhotos
+  }
+
+  /// Reads the photos again (some were inserted or removed); the current photo stays the
+  /// current one where it still is, else the index is clamped.
+  public func reloadData() {
+    let current = currentPhoto.map(ObjectIdentifier.init)
+    reloadPhotos()
+    if let current, let index = photos.firstIndex(where: { ObjectIdentifier($0) == current }) {
+      currentIndex = index
+    } else {
+      currentIndex = clamp(currentIndex)
+    }
+    if shownIndex != nil { showCurrent() }
+  }
+
+  /// A new stream of the browser's events, from now on.
+  public func events() -> AsyncStream<PhotoBrowserEvent> {
+    let (stream, continuation) = AsyncStream<PhotoBrowserEvent>.makeStream()
+    subscribers[UUID()] = continuation
+    return stream
+  }
+
+  // MARK: Loading
+
+  private func showCurrent() {
+    guard !photos.isEmpty else { return }
+    if shownIndex != currentIndex || shownIndex == nil {
+      shownIndex = currentIndex
+      send(.didShowPhoto(index: currentIndex))
+    }
+    let window =
+      max(0, currentIndex - preloadWindow)...min(photos.count - 1, currentIndex + preloadWindow)
+    let keep = Set(window.map { ObjectIdentifier(photos[$0]) })
+    for (id, photo) in loaded where !keep.contains(id) {
+      photo.unloadUnderlyingImage()
+      loaded[id] = nil
+      listeners.removeValue(forKey: id)?.cancel()
+    }
+    // The current photo first, then its neighbours, nearest first.
+    var order = [currentIndex]
+    for distance in 1...max(1, preloadWindow) where preloadWindow > 0 {
+      order += [currentIndex - distance, currentIndex + distance].filter(window.contains)
+    }
+    for index in order { load(photos[index]) }
+  }
+
+  private func load(_ photo: any Photo) {
+    let id = ObjectIdentifier(photo)
+    guard loaded[id] == nil else { return }
+    loaded[id] = photo
+    let stream = photo.events()
+    listeners[id] = Task { [weak self] in
+      for await event in stream {
+        guard case .loadingDidEnd(let succeeded, let error) = event else { continue }
+        self?.photoDidEnd(id, succeeded: succeeded, error: error)
+      }
+    }
+    photo.loadUnderlyingImage()
+  }
+
+  private func photoDidEnd(_ id: ObjectIdentifier, succeeded: Bool, error: String?) {
+    guard loaded[id] != nil, let index = photos.firstIndex(where: { ObjectIdentifier($0) == id })
+    else { return }
+    send(
+      succeeded ? .loadingDidEnd(index: index) : .loadFailed(index: index, error: error ?? "failed")
+    )
+  }
+
+  private func send(_ event: PhotoBrowserEvent) {
+    for subscriber in subscribers.values { subscriber.yield(event) }
+  }
+
+  private func reloadPhotos() {
+    if let dataSource {
+      let count = max(0, dataSource.numberOfPhotos(in: self))
+      photos = (0..<count).map { dataSource.photo(at: $0, in: self) }
+    } else {
+      photos = fixedPhotos
+    }
+    let present = Set(photos.map(ObjectIdentifier.init))
+    for (id, photo) in loaded where !present.contains(id) {
+      photo.unloadUnderlyingImage()
+      loaded[id] = nil
+      listeners.removeValue(forKey: id)?.cancel()
+    }
+  }
+
+  private func clamp(_ index: Int) -> Int {
+    photos.isEmpty ? 0 : min(max(0, index), photos.count - 1)
+  }
+}

@@ -1,0 +1,93 @@
+import Foundation
+import ImageTables
+import PhotoModels
+import Testing
+import Vips
+
+@testable import ImageToolCLI
+
+@Suite("imgtool browse and the gallery example")
+struct BrowseCommandTests {
+  @Test func aFrameHasTheModelsLayout() async throws {
+    let work = try Paths.temporaryFolder()
+    let cache = work.appendingPathComponent("cache").path
+    let rendered = await runTool([
+      "render", "--family", "photo", "--cache", cache, "--quiet", Paths.bundledPhotos.path,
+    ])
+    #expect(rendered.status == 0, "\(rendered.err)")
+    let output = work.appendingPathComponent("frame.png").path
+    let result = await runTool([
+      "browse", "--cache", cache, "--index", "2", "--width", "320", "--out", output,
+    ])
+    #expect(result.status == 0, "\(result.err)")
+    #expect(result.out == ["\(output): 320x324, photo 3 of 5 (coffee.png)"])
+    let frame = try VipsImage(file: output)
+    #expect((frame.width, frame.height) == (320, 240 + 40 + 44))
+    // The scrubber's frames, from the model, in the frame's coordinates.
+    let layout = ScrubberLayout(width: 320, height: 44, numberOfPhotos: 5)
+    let top = 240 + 40
+    let container = layout.containerFrame
+    #expect(try frame.pixel(x: container.x - 3, y: top + container.y + 5) == [0, 0, 0])
+    // The strip's one-pixel edge.
+    #expect(try frame.pixel(x: container.x, y: top + container.y) == [40, 40, 44])
+    // Slot 0 shows astronaut.png's thumbnail; it is drawn exactly where the model says.
+    let thumbnail = try #require(
+      ImageTableThumbnail.bitmap(cache: cache, format: "photo.thumb", entity: "astronaut.png"))
+    let cell = try BrowserFrame.cell(
+      thumbnail, width: layout.thumbnailWidth, height: layout.thumbnailHeight)
+    let slot = layout.slotFrame(0)
+    for (dx, dy) in [(0, 0), (slot.width - 1, slot.height - 1), (slot.width / 2, slot.height / 2)] {
+      let drawn = try frame.pixel(x: container.x + slot.x + dx, y: top + container.y + slot.y + dy)
+      let expected = try cell.pixel(x: dx, y: dy).prefix(3)
+      #expect(zip(drawn, expected).allSatisfy { abs($0 - $1) <= 1 }, "slot 0 at (\(dx), \(dy))")
+    }
+    // The selection: photo 2, larger, with a white edge.
+    let selection = layout.selectionFrame(forPhoto: 2)
+    #expect(
+      try frame.pixel(x: selection.x, y: top + selection.y + selection.height / 2) == [
+        255, 255, 255,
+      ])
+    #expect(
+      try frame.pixel(x: selection.x + selection.width - 1, y: top + selection.y + 3) == [
+        255, 255, 255,
+      ])
+    #expect(
+      try frame.pixel(x: selection.x + selection.width, y: top + selection.y - 1) == [0, 0, 0])
+  }
+
+  @Test func anEmptyFamilySaysToRenderFirst() async throws {
+    let cache = try Paths.temporaryFolder().appendingPathComponent("cache").path
+    let result = await runTool(["browse", "--cache", cache, "--out", "/tmp/never.png"])
+    #expect(result.status == 1)
+    #expect(result.err == ["imgtool: family 'photo' holds no photos; render it first"])
+  }
+
+  @Test func theGalleryWritesOneFramePerPhoto() throws {
+    let gallery = Paths.executable.deletingLastPathComponent().appendingPathComponent("Gallery")
+    let output = try Paths.temporaryFolder().appendingPathComponent("frames")
+    let process = Process()
+    process.executableURL = gallery
+    process.arguments = [Paths.bundledPhotos.path, output.path]
+    let pipe = Pipe()
+    process.standardOutput = pipe
+    try process.run()
+    let printed = String(decoding: pipe.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+    process.waitUntilExit()
+    #expect(process.terminationStatus == 0)
+    #expect(printed.split(separator: "\n").count == 5)
+    let frames = try FileManager.default.contentsOfDirectory(atPath: output.path).sorted()
+    #expect(frames == (0..<5).map { String(format: "frame-%02d.png", $0) })
+    let last = try VipsImage(file: output.appendingPathComponent("frame-04.png").path)
+    #expect((last.width, last.height) == (640, 480 + 40 + 44))
+  }
+}
+
+/// An entry of a cache folder, read back for comparing.
+enum ImageTableThumbnail {
+  static func bitmap(cache: String, format: String, entity: String) -> Bitmap? {
+    guard let table = try? ImageTable(existingTableAt: cache + "/\(format).table"),
+      let entry = table.entries().first(where: { $0.entityID == entity })
+    else { return nil }
+    return table.bitmap(entityID: entry.entityID, sourceVersion: entry.sourceVersion)
+  }
+}

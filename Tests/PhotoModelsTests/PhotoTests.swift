@@ -1,0 +1,129 @@
+import Foundation
+import ImageCaching
+import ImageTables
+import Synchronization
+import Testing
+
+@testable import PhotoModels
+
+@Suite("Photos", .timeLimit(.minutes(1)))
+struct PhotoTests {
+  static let root = URL(fileURLWithPath: #filePath)
+    .deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+  static func bundled(_ name: String) -> String {
+    root.appendingPathComponent("Examples/Photos/\(name)").path
+  }
+
+  static func makeCache(loader: any SourceLoader = FileURLLoader()) throws -> ImageCache {
+    let folder = FileManager.default.temporaryDirectory.appendingPathComponent(
+      "photomodels-\(UUID().uuidString)")
+    let format = try ImageFormat(
+      name: "screen", family: "photo", width: 60, height: 40, style: .bgr32, pipeline: "fit")
+    return try ImageCache(
+      configuration: .init(directory: folder, formats: [format], loader: loader))
+  }
+
+  /// Waits for the photo's next load to end, after starting it.
+  private func loadAndWait(_ photo: any Photo) async -> PhotoEvent? {
+    let events = photo.events()
+    photo.loadUnderlyingImage()
+    for await event in events {
+      if case .loadingDidEnd = event { return event }
+    }
+    return nil
+  }
+
+  @Test func aFilePhotoLoadsAndSaysSo() async throws {
+    let photo = FilePhoto(
+      path: Self.bundled("coffee.png"), width: 60, height: 60, caption: "Coffee")
+    #expect(photo.underlyingImage == nil)
+    let notified = Mutex(0)
+    let observer = NotificationCenter.default.addObserver(
+      forName: .photoLoadingDidEnd, object: photo, queue: nil
+    ) { _ in notified.withLock { $0 += 1 } }
+    defer { NotificationCenter.default.removeObserver(observer) }
+    #expect(await loadAndWait(photo) == .loadingDidEnd(succeeded: true, error: nil))
+    let image = try #require(photo.underlyingImage)
+    #expect((image.width, image.height) == (60, 40))  // fit: 600x400 inside 60x60
+    #expect(photo.loadProgress == 1)
+    #expect(notified.withLock { $0 } == 1)
+    photo.unloadUnderlyingImage()
+    #expect(photo.underlyingImage == nil)
+  }
+
+  @Test func aFailedLoadSaysWhy() async {
+    let photo = FilePhoto(path: "/missing/photo.jpg", width: 10, height: 10)
+    #expect(
+      await loadAndWait(photo)
+        == .loadingDidEnd(
+          succeeded: false, error: "/missing/photo.jpg: cannot read the file: no such file"))
+    #expect(photo.underlyingImage == nil && !photo.isLoading)
+  }
+
+  @Test func repeatedLoadsStartOneLoad() async throws {
+    let loader = CountingLoader()
+    let cache = try Self.makeCache(loader: loader)
+    let entity = Entity(
+      id: "c", sourceVersion: "1", source: .url(URL(string: "test:/chelsea.png")!))
+    let photo = CachedPhoto(cache: cache, entity: entity, format: "screen")
+    let events = photo.events()
+    for _ in 0..<5 { photo.loadUnderlyingImage() }
+    for await event in events { if case .loadingDidEnd = event { break } }
+    #expect(loader.loads == 1)
+    #expect(photo.underlyingImage?.width == 60)
+  }
+
+  @Test func aCachedPhotoReadsARenderedEntryWithNoDecode() async throws {
+    let cache = try Self.makeCache()
+    let entity = Entity(id: "rocket", sourceVersion: "1", source: .file(Self.bundled("rocket.jpg")))
+    _ = try await cache.fill(entity, family: "photo")
+    let decodes = cache.statistics.decodes
+    let photo = CachedPhoto(cache: cache, entity: entity, format: "screen", caption: "Rocket")
+    let image = try #require(photo.underlyingImage)  // a hit, before any load
+    #expect(image === cache.cachedImage(for: entity, format: "screen"))
+    #expect(await loadAndWait(photo) == .loadingDidEnd(succeeded: true, error: nil))
+    #expect(cache.statistics.decodes == decodes)
+  }
+
+  @Test @MainActor func aPlaceholderShowsWhileLoading() async throws {
+    let loader = CountingLoader(delay: .milliseconds(300))
+    let cache = try Self.makeCache(loader: loader)
+    let placeholder = Bitmap(width: 1, height: 1, style: .gray8) { _ in }
+    let entity = Entity(
+      id: "slow", sourceVersion: "1", source: .url(URL(string: "test:/hubble.jpg")!))
+    let photo = CachedPhoto(
+      cache: cache, entity: entity, format: "screen", placeholder: placeholder)
+    let browser = PhotoBrowser(photos: [photo])
+    let events = browser.events()
+    browser.show()
+    #expect(browser.displayImage(at: 0) === placeholder)
+    for await event in events { if case .loadingDidEnd = event { break } }
+    // The photo now: hubble (1000x872) fitted into 60x40.
+    let shown = try #require(browser.displayImage(at: 0))
+    #expect(shown !== placeholder && (shown.width, shown.height) == (46, 40))
+  }
+
+  @Test func aVideoHasNoUnderlyingImage() async {
+    let video = VideoPhoto(url: URL(string: "file:///clips/launch.mp4")!, caption: "Launch")
+    #expect(video.underlyingImage == nil && video.videoURL != nil)
+    #expect(
+      await loadAndWait(video)
+        == .loadingDidEnd(
+          succeeded: false, error: "file:///clips/launch.mp4 is a video: it has no image to load"))
+  }
+}
+
+/// Serves the bundled photo a `test:` URL names, after a delay, counting loads.
+final class CountingLoader: SourceLoader, Sendable {
+  let delay: Duration
+  private let count = Mutex(0)
+  init(delay: Duration = .milliseconds(100)) { self.delay = delay }
+  var loads: Int { count.withLock { $0 } }
+
+  func load(_ url: URL) async throws -> [UInt8] {
+    count.withLock { $0 += 1 }
+    try await Task.sleep(for: delay)
+    return try [UInt8](
+      Data(contentsOf: URL(fileURLWithPath: PhotoTests.bundled(url.lastPathComponent))))
+  }
+}
