@@ -39,7 +39,9 @@ public final class ProtectionState: Sendable {
 
   /// Whether a table of `mode` may be read and written now.
   public func allows(_ mode: ProtectionMode) -> Bool {
-    state.withLock { state in
+    // Unprotected formats never need the lock: this is on every table hit.
+    guard mode != .none else { return true }
+    return state.withLock { state in
       switch mode {
       case .none: true
       case .complete: !state.locked
