@@ -8,9 +8,9 @@ extension VipsImage {
   /// dropped, CMYK without a profile goes through libvips's built-in CMYK profile,
   /// greyscale gains three bands, and 16-bit samples become 8-bit.
   public func toSRGB() throws(VipsError) -> VipsImage {
-    if interpretation == .srgb, format == .uchar, !header.hasICCProfile { return self }
+    if interpretation == .srgb, format == .uchar, !hasICCProfile { return self }
     var image = self
-    if header.hasICCProfile, let transformed = try? iccTransformedToSRGB() {
+    if hasICCProfile, let transformed = try? iccTransformedToSRGB() {
       image = transformed
     }
     if image.interpretation != .srgb {
@@ -25,7 +25,7 @@ extension VipsImage {
   public func toGreyscale() throws(VipsError) -> VipsImage {
     var image = self
     let colourBands = bands - (hasAlpha ? 1 : 0)
-    if header.hasICCProfile, colourBands > 1, let transformed = try? iccTransformedToSRGB() {
+    if hasICCProfile, colourBands > 1, let transformed = try? iccTransformedToSRGB() {
       image = transformed
     }
     if !(colourBands == 1 && [.bw, .grey16].contains(image.interpretation)) {

@@ -88,6 +88,8 @@ public final class VipsImage: @unchecked Sendable {
   }
   /// Whether the last band is alpha.
   public var hasAlpha: Bool { vips_image_hasalpha(pointer) != 0 }
+  /// Whether an ICC colour profile is attached.
+  public var hasICCProfile: Bool { vips_image_get_typeof(pointer, VIPS_META_ICC_NAME) != 0 }
 
   /// Runs a libvips operation that makes a new image from this one.
   func derive(
