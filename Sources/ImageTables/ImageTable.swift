@@ -111,7 +111,7 @@ public final class ImageTable: @unchecked Sendable {
     let files = try Self.openFiles(
       format: format, fingerprint: fingerprint, headerSize: headerSize, tablePath: tablePath,
       indexPath: indexPath, readOnly: options.readOnly, events: &events)
-    var initial = TableState(table: files.table, index: files.index, identity: files.identity)
+    var initial = TableState(table: files.table, index: files.index)
     initial.scan(
       format: format, layout: layout, headerSize: headerSize, readOnly: options.readOnly,
       hash: hashEntityID, events: &events)
@@ -236,7 +236,7 @@ public final class ImageTable: @unchecked Sendable {
         format: format, fingerprint: fingerprint, headerSize: headerSize, tablePath: tablePath,
         indexPath: indexPath, events: &events)
       state = TableState(
-        table: files.table, index: files.index, identity: files.identity,
+        table: files.table, index: files.index,
         generation: state.generation + 1)
     }
   }

@@ -19,7 +19,6 @@ struct Slot {
 struct Reservation {
   let slot: Int
   let table: MappedFile
-  let index: MappedFile
   let generation: Int
   let sequence: UInt64
 }
@@ -28,7 +27,6 @@ struct Reservation {
 struct TableState {
   var table: MappedFile
   var index: MappedFile
-  let identity: UInt64
   /// Bumped by reset, so that writes begun before it are not committed after it.
   var generation: Int
   var slots: [Slot] = []
@@ -43,10 +41,9 @@ struct TableState {
   var writeOrder: UInt64 = 0
   var openProblems: [VerificationReport.Problem] = []
 
-  init(table: MappedFile, index: MappedFile, identity: UInt64, generation: Int = 0) {
+  init(table: MappedFile, index: MappedFile, generation: Int = 0) {
     self.table = table
     self.index = index
-    self.identity = identity
     self.generation = generation
   }
 
@@ -242,7 +239,7 @@ struct TableState {
     atomicMemoryFence(ordering: .sequentiallyConsistent)
     slots[slot].phase = .reserved
     return Reservation(
-      slot: slot, table: table, index: index, generation: generation, sequence: sequence)
+      slot: slot, table: table, generation: generation, sequence: sequence)
   }
 
   /// Gives back a reserved slot whose drawing failed.

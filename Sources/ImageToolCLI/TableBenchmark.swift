@@ -157,12 +157,10 @@ struct TableBenchmark {
 
 enum BenchmarkError: Error, CustomStringConvertible {
   case shortRead(path: String)
-  case unknownSuite(String)
 
   var description: String {
     switch self {
     case .shortRead(let path): "\(path): the read returned fewer bytes than written"
-    case .unknownSuite(let name): "unknown benchmark '\(name)'; the suites are: tables"
     }
   }
 }
