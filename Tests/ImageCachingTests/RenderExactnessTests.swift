@@ -1,6 +1,7 @@
 import Foundation
 import ImageProcessing
 import ImageTables
+import TestFixtures
 import Testing
 import Vips
 
@@ -102,8 +103,8 @@ import Vips
 
   @Test("pixel-unit crops are in the photo's coordinates, as libvips's crop then thumbnail")
   func pixelCropsMatchLibvips() async throws {
-    // hubble.jpg (1000x872) is decoded whole; kleiber (6028x3391) is shrunk 8 times on
-    // load for its 64-pixel format, and the crop must still land on the same pixels.
+    // hubble.jpg (1000x872) is decoded whole; retina.jpg (1411x1411) is shrunk 4 times
+    // on load for its 64-pixel format, and the crop must still land on the same pixels.
     let cases:
       [(photo: String, crop: PixelRect, box: Int, pipeline: String, interesting: Interesting)] = [
         ("hubble.jpg", PixelRect(x: 100, y: 100, width: 200, height: 200), 100, "fit", .none),
@@ -189,15 +190,9 @@ struct PremultipliedPixels {
   }
 }
 
-/// The photos the exactness tests run over.
+/// The photos the exactness tests run over: every fixture photo, kept and made.
 enum ExactPhotos {
-  static let folder = Photos.packageRoot.appendingPathComponent("../shared/fixtures/photos")
+  static let names = Fixture.photos.map(\.name)
 
-  static var names: [String] {
-    ((try? FileManager.default.contentsOfDirectory(atPath: folder.path)) ?? []).sorted()
-  }
-
-  static func path(_ name: String) throws -> String {
-    folder.appendingPathComponent(name).path
-  }
+  static func path(_ name: String) throws -> String { try Fixtures.path(name) }
 }

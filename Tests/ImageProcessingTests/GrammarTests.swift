@@ -39,7 +39,7 @@ struct GrammarTests {
   @Test func identifiersNameVersionAndEveryParameter() throws {
     let pipeline = try registry.pipeline(##"fill | border(color: "#f00")"##)
     #expect(
-      pipeline.identifiers == ["fill@1(crop: centre)", "border@1(width: 1, color: #ff0000ff)"])
+      pipeline.identifiers == ["fill@2(crop: centre)", "border@1(width: 1, color: #ff0000ff)"])
   }
 
   /// Every malformed spec gives a message with a column; the columns are checked

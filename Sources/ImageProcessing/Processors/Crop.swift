@@ -8,7 +8,8 @@ extension ImageProcessors {
   /// its size.
   public struct Crop: SourceGeometryProcessor {
     public static let definition = ProcessorDefinition(
-      name: "crop", summary: "Keep a rectangle, in pixels or fractions of the image.",
+      name: "crop", version: 2,
+      summary: "Keep a rectangle, in the photo's pixels or fractions of it.",
       parameters: [
         .init("x", .number(0...1_000_000), default: .number(0), "Left edge."),
         .init("y", .number(0...1_000_000), default: .number(0), "Top edge."),

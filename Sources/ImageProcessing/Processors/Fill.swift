@@ -6,7 +6,7 @@ extension ImageProcessors {
   /// (`attention`: faces, skin, saturated colour) or the most detail (`entropy`).
   public struct Fill: SourceGeometryProcessor {
     public static let definition = ProcessorDefinition(
-      name: "fill", summary: "Cover the format's size and crop the overflow.",
+      name: "fill", version: 2, summary: "Cover the format's size and crop the overflow.",
       parameters: [
         .init(
           "crop", .choice(["centre", "attention", "entropy"]), default: .word("centre"),

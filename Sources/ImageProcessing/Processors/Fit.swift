@@ -6,7 +6,7 @@ extension ImageProcessors {
   /// keeps its size unless `enlarge` is true.
   public struct Fit: SourceGeometryProcessor {
     public static let definition = ProcessorDefinition(
-      name: "fit", summary: "Fit inside the format's size; no crop, may be smaller.",
+      name: "fit", version: 2, summary: "Fit inside the format's size; no crop, may be smaller.",
       parameters: [
         .init("enlarge", .boolean, default: .word("false"), "Enlarge images smaller than the size.")
       ]
