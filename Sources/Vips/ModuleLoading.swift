@@ -1,32 +1,49 @@
 import CVips
 import Foundation
+import Synchronization
 
-/// How ``Vips/start()`` starts libvips without its untrusted modules.
+/// How ``Vips/start()`` starts libvips without loading its modules, and loads the
+/// trusted ones only when a file needs them.
 ///
 /// libvips 8.14 loads every module in `vips-modules-8.14` when it starts: ImageMagick,
 /// Poppler (PDF) and OpenSlide bring dozens of libraries and about 20 ms of start-up,
-/// only for loaders that ``Vips/start()`` then blocks as untrusted. libvips finds its
-/// modules under `$VIPSHOME/lib`; while it starts, `VIPSHOME` points where there are
-/// none, and the trusted modules (HEIF, JPEG XL) are then loaded one by one with GLib's
-/// module loader, which registers their loaders as libvips itself would. A `VIPSHOME`
-/// set by the user is left alone, and then libvips loads what it finds there.
+/// only for loaders that ``Vips/start()`` then blocks as untrusted, and HEIF and
+/// JPEG XL another 8 ms that JPEG, PNG, WebP, GIF and TIFF (built into libvips) never
+/// need. libvips finds its modules under `$VIPSHOME/lib`; while it starts, `VIPSHOME`
+/// points where there are none. When no built-in loader (or saver) knows a file, the
+/// trusted modules are loaded with GLib's module loader, which registers their
+/// operations as libvips itself would, and the file is tried again. A `VIPSHOME` set
+/// by the user is left alone, and then libvips loads what it finds there.
 enum ModuleLoading {
   /// Modules whose every loader and saver libvips 8.14 marks untrusted.
   static let untrusted: Set<String> = ["vips-magick.so", "vips-poppler.so", "vips-openslide.so"]
 
-  /// Runs `start` (libvips's init) with module loading turned off, then loads the
-  /// trusted modules; returns what `start` returned.
-  static func startWithTrustedModules(_ start: () -> Int32) -> Int32 {
+  /// Runs `start` (libvips's init) with module loading turned off; returns its status.
+  static func startWithoutModules(_ start: () -> Int32) -> Int32 {
     guard getenv("VIPSHOME") == nil else { return start() }
     setenv("VIPSHOME", "/nonexistent/imagetool-loads-trusted-modules-itself", 1)
     let status = start()
     unsetenv("VIPSHOME")
-    guard status == 0, let folder = modulesFolder() else { return status }
-    let names = (try? FileManager.default.contentsOfDirectory(atPath: folder)) ?? []
-    for name in names.sorted() where name.hasSuffix(".so") && !untrusted.contains(name) {
-      load(folder + "/" + name)
-    }
+    if status == 0 { deferredFolder.withLock { $0 = modulesFolder() } }
     return status
+  }
+
+  /// The folder of the modules not loaded yet; nil once loaded (or if libvips loaded them).
+  private static let deferredFolder = Mutex<String?>(nil)
+
+  /// Loads the trusted modules if they were deferred and are not loaded yet; returns
+  /// whether it loaded any (so that a lookup that failed is worth trying again).
+  static func loadTrustedModules() -> Bool {
+    deferredFolder.withLock { folder in
+      guard let path = folder else { return false }
+      folder = nil
+      let names = (try? FileManager.default.contentsOfDirectory(atPath: path)) ?? []
+      var loaded = false
+      for name in names.sorted() where name.hasSuffix(".so") && !untrusted.contains(name) {
+        loaded = load(path + "/" + name) || loaded
+      }
+      return loaded
+    }
   }
 
   /// glibc's `Dl_info`, which Swift's Glibc module does not export.
@@ -58,9 +75,9 @@ enum ModuleLoading {
 
   /// Loads one module with GLib's `g_module_open` (libvips links GModule), which runs
   /// the module's `g_module_check_init` and so registers its operations.
-  static func load(_ path: String) {
-    guard let symbol = dlsym(dlopen(nil, RTLD_NOW), "g_module_open") else { return }
+  static func load(_ path: String) -> Bool {
+    guard let symbol = dlsym(dlopen(nil, RTLD_NOW), "g_module_open") else { return false }
     let open = unsafeBitCast(symbol, to: ModuleOpen.self)
-    _ = open(path, 1)  // G_MODULE_BIND_LAZY; kept loaded, as libvips keeps its modules
+    return open(path, 1) != nil  // G_MODULE_BIND_LAZY; kept loaded, as libvips keeps its own
   }
 }
