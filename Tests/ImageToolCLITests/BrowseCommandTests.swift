@@ -8,13 +8,19 @@ import Vips
 
 @Suite("imgtool browse and the gallery example")
 struct BrowseCommandTests {
-  @Test func aFrameHasTheModelsLayout() async throws {
+  /// A work folder and, in it, a cache with the bundled photos rendered into `photo`.
+  static func renderedPhotoFamily() async throws -> (work: URL, cache: String) {
     let work = try Paths.temporaryFolder()
     let cache = work.appendingPathComponent("cache").path
     let rendered = await runTool([
       "render", "--family", "photo", "--cache", cache, "--quiet", Paths.bundledPhotos.path,
     ])
     #expect(rendered.status == 0, "\(rendered.err)")
+    return (work, cache)
+  }
+
+  @Test func aFrameHasTheModelsLayout() async throws {
+    let (work, cache) = try await Self.renderedPhotoFamily()
     let output = work.appendingPathComponent("frame.png").path
     let result = await runTool([
       "browse", "--cache", cache, "--index", "2", "--width", "320", "--out", output,
@@ -56,12 +62,7 @@ struct BrowseCommandTests {
   }
 
   @Test func aFrameShowsTheSelectionPartWayThroughItsAnimation() async throws {
-    let work = try Paths.temporaryFolder()
-    let cache = work.appendingPathComponent("cache").path
-    let rendered = await runTool([
-      "render", "--family", "photo", "--cache", cache, "--quiet", Paths.bundledPhotos.path,
-    ])
-    #expect(rendered.status == 0, "\(rendered.err)")
+    let (work, cache) = try await Self.renderedPhotoFamily()
     let output = work.appendingPathComponent("moving.png").path
     let result = await runTool([
       "browse", "--cache", cache, "--index", "2", "--from", "0", "--elapsed", "0.05",

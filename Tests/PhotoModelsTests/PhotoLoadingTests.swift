@@ -123,12 +123,15 @@ struct PhotoLoadingTests {
     photo.loadUnderlyingImage()
     let (started, atOnce) = photo.loading.counts
     await ends.waitFor(started + atOnce)
-    #expect(operations.withLock { $0 } > 10_000)
-    #expect(started > 100, "loads started: \(started)")
+    // The storm happened (figures of a shared 2-core machine are far higher than this).
+    #expect(operations.withLock { $0 } > 1_000)
+    #expect(started > 10, "loads started: \(started)")
     // Every load that started ended exactly once, and so did every call answered at once.
     #expect(ends.events == started + atOnce)
     #expect(ends.notifications == started + atOnce)
-    #expect(Set(ends.failures) == [PhotoError.unloaded.description])
+    // Unloads cut loads short, and that is the only way a load of this photo fails.
+    #expect(!ends.failures.isEmpty)
+    #expect(ends.failures.allSatisfy { $0 == PhotoError.unloaded.description })
     #expect(!photo.isLoading)
     let loaded = try #require(photo.underlyingImage)
     #expect(loaded === image && loaded.width == 60 && loaded.height == 40)
