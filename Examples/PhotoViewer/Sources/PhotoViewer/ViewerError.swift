@@ -10,6 +10,9 @@ enum ViewerError: Error, CustomStringConvertible {
   case emptyFamily(name: String, cache: String)
   /// GTK could not open a display.
   case noDisplay(String?)
+  /// Dispatch gave no descriptor for its main queue, so GLib's loop cannot run the
+  /// main actor.
+  case noMainQueue
 
   var description: String {
     switch self {
@@ -27,6 +30,9 @@ enum ViewerError: Error, CustomStringConvertible {
     case .noDisplay(let display):
       "cannot open a display (DISPLAY is \(display.map { "'\($0)'" } ?? "not set")); "
         + "run on a desktop, or under Xvfb"
+    case .noMainQueue:
+      "cannot run Swift's main actor from GLib's main loop: Dispatch gave no descriptor "
+        + "for its main queue (is this libdispatch the one Swift on Linux ships?)"
     }
   }
 

@@ -26,9 +26,7 @@ MainActor.assumeIsolated {
   }
   viewer_prefer_dark_theme()
   // The browser's loads report on the main actor; GLib's loop must run it.
-  guard viewer_attach_main_queue() != 0 else {
-    fail(ViewerError.noDisplay(nil))
-  }
+  guard viewer_attach_main_queue() != 0 else { fail(ViewerError.noMainQueue) }
   let loop = g_main_loop_new(nil, 0)!
   let window = ViewerWindow(model: model, loop: loop)
   window.present()
