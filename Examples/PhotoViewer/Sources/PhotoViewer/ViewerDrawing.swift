@@ -7,15 +7,18 @@ import PhotoModels
 /// colours are `imgtool browse`'s.
 @MainActor
 enum ViewerDrawing {
-  /// Fills the page `width` by `height` with black and draws `photo` centred, shrunk
-  /// to fit if it is larger, else pixel for pixel (as IDMPhotoBrowser's zooming view
-  /// shows a small photo at 1:1).
-  static func drawPage(_ cr: OpaquePointer, photo: Bitmap?, width: Int, height: Int) {
+  /// Fills the page `width` by `height` points with black and draws `photo` centred,
+  /// shrunk to fit if it is larger, else pixel for pixel on a display of
+  /// `pixelsPerPoint` (as IDMPhotoBrowser's zooming view shows a small photo at 1:1).
+  static func drawPage(
+    _ cr: OpaquePointer, photo: Bitmap?, width: Int, height: Int, pixelsPerPoint: Int
+  ) {
     cairo_set_source_rgb(cr, 0, 0, 0)
     cairo_paint(cr)
     guard let photo, photo.width > 0, photo.height > 0 else { return }
     let scale = min(
-      1, Double(width) / Double(photo.width), Double(height) / Double(photo.height))
+      1 / Double(max(1, pixelsPerPoint)), Double(width) / Double(photo.width),
+      Double(height) / Double(photo.height))
     let drawn = (width: Double(photo.width) * scale, height: Double(photo.height) * scale)
     draw(
       photo, in: cr,

@@ -55,26 +55,22 @@ final class ViewerWindow {
     gtk_widget_set_hexpand(page, 1)
     gtk_drawing_area_set_draw_func(
       cast(page),
-      { _, cr, width, height, data in
+      { area, cr, width, height, data in
         MainActor.assumeIsolated {
           let view = ViewerWindow.from(data)
           let browser = view.model.browser
           ViewerDrawing.drawPage(
             cr!, photo: browser.displayImage(at: browser.currentIndex), width: Int(width),
-            height: Int(height))
+            height: Int(height), pixelsPerPoint: Int(gtk_widget_get_scale_factor(cast(area!))))
         }
       }, context, nil)
     gtk_box_append(cast(column), page)
 
     let row = gtk_box_new(GTK_ORIENTATION_HORIZONTAL, 0)!
-    for side in [GTK_POS_LEFT, GTK_POS_RIGHT, GTK_POS_TOP, GTK_POS_BOTTOM] {
-      switch side {
-      case GTK_POS_LEFT: gtk_widget_set_margin_start(row, 10)
-      case GTK_POS_RIGHT: gtk_widget_set_margin_end(row, 10)
-      case GTK_POS_TOP: gtk_widget_set_margin_top(row, 10)
-      default: gtk_widget_set_margin_bottom(row, 10)
-      }
-    }
+    gtk_widget_set_margin_start(row, 10)
+    gtk_widget_set_margin_end(row, 10)
+    gtk_widget_set_margin_top(row, 10)
+    gtk_widget_set_margin_bottom(row, 10)
     gtk_widget_set_hexpand(caption, 1)
     gtk_label_set_xalign(cast(caption), 0)
     gtk_label_set_ellipsize(cast(caption), PANGO_ELLIPSIZE_MIDDLE)
@@ -85,12 +81,12 @@ final class ViewerWindow {
     gtk_drawing_area_set_content_height(cast(strip), Int32(ViewerModel.scrubberHeight))
     gtk_drawing_area_set_draw_func(
       cast(strip),
-      { area, cr, _, _, data in
+      { _, cr, _, _, data in
         MainActor.assumeIsolated {
           let view = ViewerWindow.from(data)
           ViewerDrawing.drawScrubber(
             cr!, scrubber: view.model.scrubber,
-            selection: view.model.selectionFrame(at: view.frameTime(of: area)))
+            selection: view.model.selectionFrame(at: view.frameTime))
         }
       }, context, nil)
     viewer_connect_resize(
@@ -167,7 +163,7 @@ final class ViewerWindow {
 
   /// Redraws the strip on every frame while the model says the selection moves.
   private func animateSelection() {
-    guard !ticking, model.selectionMoves(at: frameTime(of: nil)) else { return }
+    guard !ticking, model.selectionMoves(at: frameTime) else { return }
     ticking = true
     gtk_widget_add_tick_callback(
       strip,
@@ -186,7 +182,7 @@ final class ViewerWindow {
   }
 
   /// Now on the strip's frame clock, in seconds (0 before it is on screen).
-  private func frameTime(of area: UnsafeMutablePointer<GtkDrawingArea>?) -> Double {
+  private var frameTime: Double {
     guard let clock = gtk_widget_get_frame_clock(strip) else { return 0 }
     return Double(gdk_frame_clock_get_frame_time(clock)) / 1_000_000
   }
