@@ -30,6 +30,7 @@ MainActor.assumeIsolated {
   let loop = g_main_loop_new(nil, 0)!
   let window = ViewerWindow(model: model, loop: loop)
   window.present()
-  g_main_loop_run(loop)
+  // GTK's callbacks hold the window unretained: it must outlive the loop.
+  withExtendedLifetime(window) { g_main_loop_run(loop) }
   g_main_loop_unref(loop)
 }
