@@ -31,6 +31,9 @@ let package = Package(
         .product(name: "PhotoModels", package: imageTool),
         .product(name: "ImageToolCLI", package: imageTool),
       ]),
+    .testTarget(
+      name: "PhotoViewerTests",
+      dependencies: ["PhotoViewer", "CGtk", .product(name: "ImageTables", package: imageTool)]),
   ],
   swiftLanguageModes: [.v6]
 )

@@ -139,7 +139,7 @@ final class ViewerWindow {
 
   /// The page a key asks for: Right, Page Down and Space forward; Left and Page Up
   /// back; Home and End to the ends.
-  static func move(forKey keyval: UInt32) -> ViewerModel.Move? {
+  nonisolated static func move(forKey keyval: UInt32) -> ViewerModel.Move? {
     switch Int32(bitPattern: keyval) {
     case GDK_KEY_Right, GDK_KEY_KP_Right, GDK_KEY_Page_Down, GDK_KEY_KP_Page_Down, GDK_KEY_space:
       .next
