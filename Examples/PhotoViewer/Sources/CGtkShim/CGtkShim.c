@@ -23,6 +23,13 @@ gulong viewer_connect_resize(GtkDrawingArea *area, ViewerResizeHandler handler, 
   return g_signal_connect(area, "resize", G_CALLBACK(handler), data);
 }
 
+gboolean viewer_connect_low_memory(ViewerLowMemoryHandler handler, gpointer data) {
+  GMemoryMonitor *monitor = g_memory_monitor_dup_default();  // kept: one per process
+  if (monitor == NULL) return FALSE;
+  g_signal_connect(monitor, "low-memory-warning", G_CALLBACK(handler), data);
+  return TRUE;
+}
+
 void viewer_prefer_dark_theme(void) {
   g_object_set(gtk_settings_get_default(), "gtk-application-prefer-dark-theme", TRUE, NULL);
 }

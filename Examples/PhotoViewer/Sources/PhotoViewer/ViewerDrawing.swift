@@ -27,46 +27,47 @@ enum ViewerDrawing {
   }
 
   /// Draws the scrubber view: its layout's container strip with a thumbnail in every
-  /// slot, then the selected photo's thumbnail larger, framed in white, at `selection`.
-  static func drawScrubber(_ cr: OpaquePointer, scrubber: PhotoScrubber, selection: Frame) {
+  /// slot, then the selected photo's thumbnail larger, framed in white, at `selection`
+  /// (where the model presents it now, part way along its animation while it runs; nil
+  /// when it is hidden).
+  static func drawScrubber(_ cr: OpaquePointer, scrubber: PhotoScrubber, selection: Rect?) {
     cairo_set_source_rgb(cr, 0, 0, 0)
     cairo_paint(cr)
     let layout = scrubber.layout
-    guard layout.visibleCount > 0 else { return }
+    guard !layout.isContainerHidden else { return }
     let container = layout.containerFrame
-    fill(cr, container, red: 40, green: 40, blue: 44)
+    fill(cr, Rect(container), red: 40, green: 40, blue: 44)
     for slot in scrubber.slots {
       var frame = slot.frame
       frame.x += container.x
       frame.y += container.y
-      drawCell(cr, slot.thumbnail, in: frame)
+      drawCell(cr, slot.thumbnail, in: Rect(frame))
     }
+    guard let selection else { return }
     fill(
       cr,
-      Frame(
+      Rect(
         x: selection.x - 1, y: selection.y - 1, width: selection.width + 2,
         height: selection.height + 2), red: 255, green: 255, blue: 255)
     drawCell(cr, scrubber.selectionThumbnail, in: selection)
   }
 
-  /// A thumbnail filling `frame` (scaled to cover it, the middle kept), or a grey cell
+  /// A thumbnail filling `rect` (scaled to cover it, the middle kept), or a grey cell
   /// while it is not ready.
-  static func drawCell(_ cr: OpaquePointer, _ thumbnail: Bitmap?, in frame: Frame) {
+  static func drawCell(_ cr: OpaquePointer, _ thumbnail: Bitmap?, in rect: Rect) {
     guard let thumbnail, thumbnail.width > 0, thumbnail.height > 0 else {
-      fill(cr, frame, red: 90, green: 90, blue: 90)
+      fill(cr, rect, red: 90, green: 90, blue: 90)
       return
     }
     let scale = max(
-      Double(frame.width) / Double(thumbnail.width),
-      Double(frame.height) / Double(thumbnail.height))
+      rect.width / Double(thumbnail.width), rect.height / Double(thumbnail.height))
     cairo_save(cr)
-    cairo_rectangle(
-      cr, Double(frame.x), Double(frame.y), Double(frame.width), Double(frame.height))
+    cairo_rectangle(cr, rect.x, rect.y, rect.width, rect.height)
     cairo_clip(cr)
     draw(
       thumbnail, in: cr,
-      x: Double(frame.x) + (Double(frame.width) - Double(thumbnail.width) * scale) / 2,
-      y: Double(frame.y) + (Double(frame.height) - Double(thumbnail.height) * scale) / 2,
+      x: rect.x + (rect.width - Double(thumbnail.width) * scale) / 2,
+      y: rect.y + (rect.height - Double(thumbnail.height) * scale) / 2,
       scale: scale)
     cairo_restore(cr)
   }
@@ -86,10 +87,9 @@ enum ViewerDrawing {
     cairo_restore(cr)
   }
 
-  static func fill(_ cr: OpaquePointer, _ frame: Frame, red: Int, green: Int, blue: Int) {
+  static func fill(_ cr: OpaquePointer, _ rect: Rect, red: Int, green: Int, blue: Int) {
     cairo_set_source_rgb(cr, Double(red) / 255, Double(green) / 255, Double(blue) / 255)
-    cairo_rectangle(
-      cr, Double(frame.x), Double(frame.y), Double(frame.width), Double(frame.height))
+    cairo_rectangle(cr, rect.x, rect.y, rect.width, rect.height)
     cairo_fill(cr)
   }
 }

@@ -60,6 +60,7 @@ final class ViewerModel: PhotoScrubberDelegate {
     thumbnails = CacheThumbnails(cache: cache, entities: entities, format: thumb.name)
     scrubber = PhotoScrubber(dataSource: thumbnails)
     scrubber.delegate = self
+    scrubber.reloadData()
   }
 
   /// Shows the first photo and starts following the browser's loads.
@@ -80,7 +81,7 @@ final class ViewerModel: PhotoScrubberDelegate {
       }
     }
     browser.show()
-    scrubber.setSelectedPhotoIndex(browser.currentIndex)
+    scrubber.setSelectedPhotoIndex(browser.currentIndex, animated: false)
   }
 
   /// The window's title: the browser's counter and caption, `2 of 13 - forest-path.jpg`.
@@ -88,7 +89,7 @@ final class ViewerModel: PhotoScrubberDelegate {
     [browser.counterText, browser.caption].compactMap { $0 }.joined(separator: " - ")
   }
 
-  /// Pages the browser; the scrubber's selection follows.
+  /// Pages the browser; the scrubber's selection follows, animated as the model says.
   func page(_ move: Move) {
     let before = browser.currentIndex
     switch move {
@@ -98,14 +99,20 @@ final class ViewerModel: PhotoScrubberDelegate {
     case .last: browser.jump(to: browser.numberOfPhotos - 1)
     }
     guard browser.currentIndex != before else { return }
-    scrubber.setSelectedPhotoIndex(browser.currentIndex)
+    scrubber.setSelectedPhotoIndex(browser.currentIndex, animated: true)
     didChange()
   }
 
-  /// The scrubber view is now `width` points wide.
+  /// The scrubber view is now `width` points wide: the strip is laid out again, the
+  /// selection placed without animation.
   func resizeScrubber(width: Int) {
     scrubber.bounds = (width, Self.scrubberHeight)
-    scrubber.setSelectedPhotoIndex(browser.currentIndex)
+  }
+
+  /// The system is short of memory: the browser lets go of every photo but the one
+  /// shown (IDMPhotoBrowser's `didReceiveMemoryWarning`).
+  func releaseMemory() {
+    browser.releaseMemory()
   }
 
   /// A click or drag at `x` in the scrubber view: the photo under it through the
@@ -115,17 +122,16 @@ final class ViewerModel: PhotoScrubberDelegate {
   }
 
   func photoScrubberDidChangeSelection(_ scrubber: PhotoScrubber) {
-    browser.jump(to: scrubber.selectedPhotoIndex)
+    guard let index = scrubber.selectedPhotoIndex else { return }
+    browser.jump(to: index)
     didChange()
   }
 
-  /// Where the selection is drawn at `time` (seconds on the window's frame clock).
-  func selectionFrame(at time: Double) -> Frame {
-    scrubber.selectionFrame
-  }
-
-  /// Whether the selection still moves at `time`, so the window draws another frame.
-  func selectionMoves(at time: Double) -> Bool {
-    false
+  /// Whether the scrubber's selection animation still runs now, on the scrubber's
+  /// clock: while it does, the window draws the strip on every frame, each time where
+  /// ``PhotoScrubber/presentedSelectionFrame`` says.
+  var selectionMoves: Bool {
+    guard let animation = scrubber.selectionAnimation else { return false }
+    return !animation.isFinished(atElapsed: scrubber.clock() - animation.startTime)
   }
 }

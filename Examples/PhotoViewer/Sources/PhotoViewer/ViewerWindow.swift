@@ -86,7 +86,7 @@ final class ViewerWindow {
           let view = ViewerWindow.from(data)
           ViewerDrawing.drawScrubber(
             cr!, scrubber: view.model.scrubber,
-            selection: view.model.selectionFrame(at: view.frameTime))
+            selection: view.model.scrubber.presentedSelectionFrame)
         }
       }, context, nil)
     viewer_connect_resize(
@@ -129,6 +129,11 @@ final class ViewerWindow {
       }, context)
     gtk_widget_add_controller(window, keys)
 
+    // When the system runs short of memory, the browser lets go of what it can.
+    viewer_connect_low_memory(
+      { _, _, data in MainActor.assumeIsolated { ViewerWindow.from(data).model.releaseMemory() } },
+      context)
+
     viewer_connect_instance(
       window, "close-request",
       { _, data in
@@ -163,28 +168,21 @@ final class ViewerWindow {
 
   /// Redraws the strip on every frame while the model says the selection moves.
   private func animateSelection() {
-    guard !ticking, model.selectionMoves(at: frameTime) else { return }
+    guard !ticking, model.selectionMoves else { return }
     ticking = true
     gtk_widget_add_tick_callback(
       strip,
-      { widget, clock, data in
+      { widget, _, data in
         MainActor.assumeIsolated {
           let view = ViewerWindow.from(data)
           gtk_widget_queue_draw(widget)
-          let time = Double(gdk_frame_clock_get_frame_time(clock)) / 1_000_000
-          guard view.model.selectionMoves(at: time) else {
+          guard view.model.selectionMoves else {
             view.ticking = false
             return 0
           }
           return 1
         }
       }, context, nil)
-  }
-
-  /// Now on the strip's frame clock, in seconds (0 before it is on screen).
-  private var frameTime: Double {
-    guard let clock = gtk_widget_get_frame_clock(strip) else { return 0 }
-    return Double(gdk_frame_clock_get_frame_time(clock)) / 1_000_000
   }
 }
 

@@ -27,6 +27,12 @@ gulong viewer_connect_point(GtkGesture *gesture, const char *signal, ViewerPoint
 typedef void (*ViewerResizeHandler)(GtkDrawingArea *area, int width, int height, gpointer data);
 gulong viewer_connect_resize(GtkDrawingArea *area, ViewerResizeHandler handler, gpointer data);
 
+/// GMemoryMonitor's "low-memory-warning" on the default monitor, which lives as long
+/// as the process. Returns FALSE when GIO has no memory monitor here.
+typedef void (*ViewerLowMemoryHandler)(GMemoryMonitor *monitor, GMemoryMonitorWarningLevel level,
+                                       gpointer data);
+gboolean viewer_connect_low_memory(ViewerLowMemoryHandler handler, gpointer data);
+
 /// Asks for the dark variant of the theme (g_object_set is variadic).
 void viewer_prefer_dark_theme(void);
 
