@@ -33,7 +33,13 @@ let package = Package(
       ]),
     .testTarget(
       name: "PhotoViewerTests",
-      dependencies: ["PhotoViewer", "CGtk", .product(name: "ImageTables", package: imageTool)]),
+      dependencies: [
+        "PhotoViewer", "CGtk",
+        .product(name: "ImageTables", package: imageTool),
+        .product(name: "ImageCaching", package: imageTool),
+        .product(name: "PhotoModels", package: imageTool),
+        .product(name: "ImageToolCLI", package: imageTool),
+      ]),
   ],
   swiftLanguageModes: [.v6]
 )
