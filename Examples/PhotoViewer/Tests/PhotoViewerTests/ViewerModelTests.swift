@@ -13,12 +13,21 @@ func renderedSamples() async throws -> URL {
     .deletingLastPathComponent().appendingPathComponent("../../../Photos").standardized
   let directory = FileManager.default.temporaryDirectory
     .appendingPathComponent("photo-viewer-tests-\(UUID().uuidString)")
-  let cache = try ImageCache(
-    configuration: .init(directory: directory, formats: Manifest.builtIn.formats(family: "photo")))
   let entities = try FileManager.default.contentsOfDirectory(atPath: photos.path).sorted()
     .filter { $0.hasSuffix(".jpg") || $0.hasSuffix(".png") }
     .map { Entity(id: $0, sourceVersion: "1", source: .file(photos.path + "/" + $0)) }
-  await cache.prefetch(entities, family: "photo").value
+  weak var writer: ImageCache?
+  do {
+    let cache = try ImageCache(
+      configuration: .init(
+        directory: directory, formats: Manifest.builtIn.formats(family: "photo")))
+    writer = cache
+    await cache.prefetch(entities, family: "photo").value
+  }
+  // The tables have one writer at a time: the viewer opens them once the render's
+  // cache is gone (its last fill task lets go of it a moment after the prefetch ends).
+  for _ in 0..<500 where writer != nil { try await Task.sleep(for: .milliseconds(10)) }
+  try #require(writer == nil, "the cache that rendered the samples is still open")
   return directory
 }
 
@@ -36,6 +45,7 @@ func renderedSamples() async throws -> URL {
     #expect(model.title == "1 of 5 - astronaut.png")
     #expect(model.scrubber.selectedPhotoIndex == 0)
     #expect(model.scrubber.selectionAnimation == nil)
+    #expect(model.browser.loadedIndices == [0, 1])
 
     // Paging moves the selection with the model's animation, to the photo's frame.
     model.page(.next)
@@ -45,6 +55,7 @@ func renderedSamples() async throws -> URL {
     #expect(animation.to == Rect(try #require(model.scrubber.selectionFrame)))
     #expect(animation.duration == 0.2)
     #expect(model.selectionMoves)
+    #expect(model.browser.loadedIndices == [0, 1, 2])
 
     // A click at the right end of the strip: the touch mapping picks the last photo,
     // the browser follows through the delegate, and the selection jumps there.
@@ -53,6 +64,7 @@ func renderedSamples() async throws -> URL {
     #expect(model.browser.currentIndex == 4)
     #expect(model.scrubber.selectionAnimation == nil)
     #expect(changes == 2)
+    #expect(model.browser.loadedIndices == [3, 4])
 
     // The middle of the strip is the middle of the container: photo 3 of 5.
     model.touchScrubber(atX: 360)
