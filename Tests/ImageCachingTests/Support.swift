@@ -1,29 +1,20 @@
 import Foundation
 import ImageTables
 import Synchronization
+import TestFixtures
 import Testing
 
 @testable import ImageCaching
 
+/// This target's short names for the fixtures of `TestFixtures` (Tests/Fixtures).
 enum Photos {
-  static let packageRoot = URL(fileURLWithPath: #filePath)
-    .deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
   static let names = ["astronaut.png", "chelsea.png", "coffee.png", "hubble.jpg", "rocket.jpg"]
 
-  static func bundled(_ name: String) -> String {
-    packageRoot.appendingPathComponent("Examples/Photos/\(name)").path
-  }
+  static func bundled(_ name: String) -> String { Fixtures.photo(name) }
 
-  static func bytes(_ name: String) throws -> [UInt8] {
-    try [UInt8](Data(contentsOf: URL(fileURLWithPath: bundled(name))))
-  }
+  static func bytes(_ name: String) throws -> [UInt8] { try Fixtures.bytes(name) }
 
-  static func temporaryFolder() throws -> URL {
-    let folder = FileManager.default.temporaryDirectory
-      .appendingPathComponent("imagecaching-tests-\(UUID().uuidString)")
-    try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
-    return folder
-  }
+  static func temporaryFolder() throws -> URL { try Fixtures.temporaryFolder() }
 }
 
 /// The avatar family of the built-in manifest, smaller, plus a photo family.
