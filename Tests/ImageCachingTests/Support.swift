@@ -75,6 +75,57 @@ final class SlowLoader: SourceLoader, Sendable {
   }
 }
 
+/// A URL loader that holds every load until ``open()`` is called, so a test can act while
+/// a load is known to be under way without guessing at times.
+final class GatedLoader: SourceLoader, Sendable {
+  let answer: @Sendable (URL) throws -> [UInt8]
+  private let state = Mutex(
+    (
+      isOpen: false, loading: 0, gate: [CheckedContinuation<Void, Never>](),
+      started: [CheckedContinuation<Void, Never>]()
+    ))
+
+  init(answer: @escaping @Sendable (URL) throws -> [UInt8]) { self.answer = answer }
+
+  var isOpen: Bool { state.withLock { $0.isOpen } }
+
+  /// Returns once a load has reached the gate.
+  func waitUntilLoading() async {
+    await withCheckedContinuation { continuation in
+      let now = state.withLock { state -> Bool in
+        if state.loading > 0 { return true }
+        state.started.append(continuation)
+        return false
+      }
+      if now { continuation.resume() }
+    }
+  }
+
+  /// Lets every held load, and every later one, go on.
+  func open() {
+    let waiting = state.withLock { state in
+      state.isOpen = true
+      defer { state.gate = [] }
+      return state.gate
+    }
+    for continuation in waiting { continuation.resume() }
+  }
+
+  func load(_ url: URL) async throws -> [UInt8] {
+    await withCheckedContinuation { continuation in
+      let (pass, started) = state.withLock { state in
+        state.loading += 1
+        defer { state.started = [] }
+        if !state.isOpen { state.gate.append(continuation) }
+        return (state.isOpen, state.started)
+      }
+      for waiter in started { waiter.resume() }
+      if pass { continuation.resume() }
+    }
+    return try answer(url)
+  }
+}
+
 /// The photo named by a `test:` URL's last component.
 let photoLoader: @Sendable (URL) throws -> [UInt8] = { url in
   try Photos.bytes(url.lastPathComponent)
