@@ -75,8 +75,9 @@ public struct RenderCommand: Command {
     }
     let cache: ImageCache
     do {
+      // Only the family's tables: a render of one family leaves the others alone.
       (_, cache) = try CacheOptions.open(
-        arguments, context: context, workers: jobs, batch: true,
+        arguments, context: context, workers: jobs, batch: true, family: family,
         waitForWriter: arguments.flag("wait"))
     } catch CacheError.table(_, .lockedByAnotherWriter(let path)) {
       console.err(
@@ -257,10 +258,14 @@ public struct RenderCommand: Command {
 
     /// One line per format that evicted: the format, the count, and the field to raise.
     var warnings: [String] {
-      tables.filter { $0.evicted > 0 }.map { table in
+      let place =
+        manifest == Manifest.builtIn.origin
+        ? "a manifest (the built-in one is in use; 'imgtool manifest > imgtool.json' starts one)"
+        : manifest
+      return tables.filter { $0.evicted > 0 }.map { table in
         "imgtool: warning: \(table.format): \(count(table.evicted, "entry", "entries")) "
           + "evicted: the table keeps at most \(table.stats.capacity); raise maximumCount of "
-          + "format '\(table.format)' (or defaults.maximumCount) in \(manifest) to keep them all"
+          + "format '\(table.format)' (or defaults.maximumCount) in \(place) to keep them all"
       }
     }
 

@@ -1,9 +1,9 @@
 import Foundation
-import ImageTables
 import TestFixtures
 import Testing
 import Vips
 
+@testable import ImageTables
 @testable import ImageToolCLI
 
 /// What a newcomer meets in the first hour (issue 12): the render summary, eviction,
@@ -94,6 +94,24 @@ struct FirstHourTests {
     ])
     #expect(
       text.out.contains { $0.hasPrefix("  tiny: 2 entries of 2, ") && $0.hasSuffix(", 3 evicted") })
+  }
+
+  @Test func withTheBuiltInManifestTheWarningSaysHowToStartOne() {
+    let stats = TableStats(
+      format: "avatar.small", entries: 1000, capacity: 1000, allocatedEntries: 1000,
+      bytesPerEntry: 4096, rawBytesPerEntry: 4096, fileBytes: 4_096_000)
+    let summary = RenderCommand.Summary(
+      family: "avatar", photos: 2016, rendered: 2016, upToDate: 0, failed: [],
+      entriesWritten: 2016, seconds: 10,
+      tables: [.init(format: "avatar.small", stats: stats, evicted: 1016)], manifest: "built-in")
+    #expect(
+      summary.warnings == [
+        "imgtool: warning: avatar.small: 1016 entries evicted: the table keeps at most 1000; "
+          + "raise maximumCount of format 'avatar.small' (or defaults.maximumCount) in a manifest "
+          + "(the built-in one is in use; 'imgtool manifest > imgtool.json' starts one) to keep "
+          + "them all"
+      ])
+    #expect(summary.lines.last == "  avatar.small: 1000 entries of 1000, 3.9 MiB, 1016 evicted")
   }
 
   // MARK: The folder walk
@@ -237,6 +255,8 @@ struct FirstHourTests {
     let (folder, cache) = try photos(["chelsea.png", "coffee.png"])
     #expect(
       await runTool(["render", "--family", "photo", "--cache", cache, folder.path]).status == 0)
+    // A render of one family leaves the others' tables alone (none is made).
+    #expect(!FileManager.default.fileExists(atPath: cache + "/avatar.small.table"))
     let tableFile = cache + "/photo.thumb.table"
     let written = try FileManager.default.attributesOfItem(atPath: tableFile)[.modificationDate]
     // Another writer holds the family's tables.
