@@ -23,6 +23,19 @@ enum CacheOptions {
     manifest.cacheDirectory(override: arguments.value("cache"))
   }
 
+  /// The cache folder of a command that takes it as an optional `<cache-dir>` argument
+  /// too (`inspect`, `verify`): that argument, else as ``directory(_:manifest:)`` says.
+  /// Both it and `--cache` at once is an error, not a silent choice.
+  static func folderToRead(_ arguments: ParsedArguments) throws -> URL {
+    if let folder = arguments.positionals.first {
+      if arguments.value("cache") != nil {
+        throw CommandLineError.conflictingOptions("--cache", "<cache-dir>")
+      }
+      return URL(fileURLWithPath: folder)
+    }
+    return directory(arguments, manifest: try manifest(arguments))
+  }
+
   /// The cache the manifest describes (only `family`'s formats when one is given);
   /// table reports go to standard error. `readOnly` opens existing tables without a
   /// lock, for commands that only read; `waitForWriter` waits for another writer.

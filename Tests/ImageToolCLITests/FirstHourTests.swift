@@ -186,6 +186,17 @@ struct FirstHourTests {
       result.err.first == "imgtool: '--format' and '--family' cannot be given together; give one")
   }
 
+  @Test func aCacheFolderGivenTwiceIsAnError() async {
+    for command in ["inspect", "verify"] {
+      let result = await runTool([command, "--cache", "/tmp/a", "/tmp/b"])
+      #expect(result.status == 64)
+      #expect(
+        result.err.first
+          == "imgtool: '--cache' and '<cache-dir>' cannot be given together; give one", "\(command)"
+      )
+    }
+  }
+
   @Test func browsingPastTheLastPhotoIsAnError() async throws {
     let (folder, cache) = try photos(["chelsea.png", "coffee.png", "rocket.jpg"])
     #expect(
