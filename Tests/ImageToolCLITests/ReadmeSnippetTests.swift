@@ -36,16 +36,23 @@ struct ReadmeSnippetTests {
     #expect(snippets.allSatisfy { $0.contains("import ") })
   }
 
-  @Test func everyReadmeSnippetCompiles() throws {
-    let readme = Fixtures.packageRoot.appendingPathComponent("README.md").path
+  /// The Markdown files whose Swift snippets must compile: the README, and the fixtures'
+  /// README that other tests' authors copy from.
+  static let documents = ["README.md", "Tests/Fixtures/README.md"]
+
+  @Test(arguments: documents)
+  func everySnippetCompiles(_ document: String) throws {
+    let path = Fixtures.packageRoot.appendingPathComponent(document).path
     let folder = try Fixtures.temporaryFolder()
-    for (number, snippet) in try Self.swiftSnippets(in: readme).enumerated() {
+    let snippets = try Self.swiftSnippets(in: path)
+    #expect(!snippets.isEmpty, "\(document) has no Swift snippet")
+    for (number, snippet) in snippets.enumerated() {
       let file = folder.appendingPathComponent("snippet\(number + 1).swift")
       try snippet.write(to: file, atomically: true, encoding: .utf8)
       let result = try typeCheck(file.path)
       #expect(
         result.status == 0,
-        "README.md's Swift snippet \(number + 1) does not compile:\n\(result.output)\n\(snippet)")
+        "\(document)'s Swift snippet \(number + 1) does not compile:\n\(result.output)\n\(snippet)")
     }
   }
 
