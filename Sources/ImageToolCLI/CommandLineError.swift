@@ -6,6 +6,8 @@ public enum CommandLineError: Error, Equatable, CustomStringConvertible {
   case missingValue(option: String, valueName: String)
   case missingOption(option: String, valueName: String)
   case conflictingOptions(String, String)
+  /// Neither of two options that stand for each other was given.
+  case missingOneOf(String, String)
   case unexpectedValue(option: String)
   case missingArgument(name: String)
   case unexpectedArgument(String)
@@ -25,6 +27,8 @@ public enum CommandLineError: Error, Equatable, CustomStringConvertible {
       "missing required option '\(option) <\(valueName)>'"
     case .conflictingOptions(let first, let second):
       "'\(first)' and '\(second)' cannot be given together; give one"
+    case .missingOneOf(let first, let second):
+      "missing required option: give '\(first)' or '\(second)'"
     case .unexpectedValue(let option):
       "the flag '\(option)' takes no value"
     case .missingArgument(let name):

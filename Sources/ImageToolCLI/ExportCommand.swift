@@ -81,7 +81,7 @@ public struct SheetCommand: Command {
       }
     }
     guard !names.isEmpty else {
-      throw CommandLineError.missingOption(option: "--format", valueName: "name")
+      throw CommandLineError.missingOneOf("--format <name>", "--family <name>")
     }
     let tables = try names.map { ($0, try CacheTables.existing(format: $0, arguments)) }
     let output = arguments.positionals[0]

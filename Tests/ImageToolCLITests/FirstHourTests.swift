@@ -184,6 +184,11 @@ struct FirstHourTests {
     #expect(result.status == 64)
     #expect(
       result.err.first == "imgtool: '--format' and '--family' cannot be given together; give one")
+    let neither = await runTool(["sheet", "/tmp/never.png"])
+    #expect(neither.status == 64)
+    #expect(
+      neither.err.first
+        == "imgtool: missing required option: give '--format <name>' or '--family <name>'")
   }
 
   @Test func aCacheFolderGivenTwiceIsAnError() async {
