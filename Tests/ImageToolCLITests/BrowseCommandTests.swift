@@ -89,6 +89,15 @@ struct BrowseCommandTests {
     #expect(try frame.pixel(x: layout.selectionFrame(forPhoto: 0).x, y: middle) != [255, 255, 255])
     let end = layout.selectionFrame(forPhoto: 2)
     #expect(try frame.pixel(x: end.x + end.width - 1, y: middle) != [255, 255, 255])
+    // A photo to move from that the family does not hold is refused, as --index is.
+    let past = await runTool([
+      "browse", "--cache", cache, "--index", "2", "--from", "5", "--out", output,
+    ])
+    #expect(past.status != 0)
+    #expect(
+      past.err.joined().contains("--from")
+        && past.err.joined().contains("holds 5 photos, so the index is from 0 to 4"),
+      "\(past.err)")
   }
 
   @Test func elapsedMustBeSecondsFromZero() async throws {
@@ -103,7 +112,13 @@ struct BrowseCommandTests {
     let cache = try Paths.temporaryFolder().appendingPathComponent("cache").path
     let result = await runTool(["browse", "--cache", cache, "--out", "/tmp/never.png"])
     #expect(result.status == 1)
-    #expect(result.err == ["imgtool: family 'photo' holds no photos; render it first"])
+    #expect(
+      result.err == [
+        "imgtool: family 'photo' is not rendered in \(cache) (no table for 'photo.thumb'); "
+          + "run 'imgtool render --family photo' first"
+      ])
+    // Browsing only reads: it created nothing.
+    #expect(!FileManager.default.fileExists(atPath: cache))
   }
 
   @Test func theGalleryWritesOneFramePerPhoto() throws {
