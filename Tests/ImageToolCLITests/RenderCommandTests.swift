@@ -70,8 +70,9 @@ struct RenderCommandTests {
     #expect(first.status == 0)
     #expect(first.err.isEmpty)
     #expect(
-      first.out.first?.hasPrefix("render: family avatar: 5 inputs, 15 entries written, 0 skipped")
-        == true)
+      first.out.first?.hasPrefix(
+        "render: family avatar: 5 photos: 5 rendered, 0 up to date, 0 failed; 15 entries written, in"
+      ) == true, "\(first.out)")
     let again = await runTool([
       "render", "--family", "avatar", "--cache", cache, "--json", photos.path,
     ])
@@ -173,6 +174,14 @@ struct RenderCommandTests {
     #expect(printed.out.joined(separator: "\n").contains("\"pipeline\": \"fill | grayscale\""))
   }
 
+  @Test func aManifestFormatWithNoFamilyIsAFamilyOfItsOwn() async throws {
+    let path = try Paths.temporaryFolder().appendingPathComponent("imgtool.json")
+    try Data(#"{"formats": [{"name": "banner", "size": "40x20"}]}"#.utf8).write(to: path)
+    let result = await runTool(["manifest", "--manifest", path.path])
+    #expect(result.status == 0, "\(result.err)")
+    #expect(result.out.joined(separator: "\n").contains("\"family\": \"banner\""), "\(result.out)")
+  }
+
   @Test(arguments: [
     (
       #"{"formats": [{"name": "a", "family": "f", "size": "10x10"}, {"name": "b", "family": "f", "size": "ten"}]}"#,
@@ -198,6 +207,10 @@ struct RenderCommandTests {
       #"{"formats": [{"name": "a", "family": "f", "size": "10x10"}, {"name": "a", "family": "g", "size": "1x1"}]}"#,
       "formats[1].name: 'a' names another format already"
     ),
+    (
+      #"{"formats": [{"name": "a", "size": "10x10", "devices": ["phone"]}, {"name": "a", "size": "1x1", "devices": ["desktop"]}]}"#,
+      "formats[1].name: 'a' names another format already"
+    ),
     (#"{"formats": []}"#, "formats: must be a list of at least one format"),
     (
       #"{"formats": [{"name": "a", "family": "f", "size": "10x10", "maximumCount": true}]}"#,
@@ -218,7 +231,8 @@ struct RenderCommandTests {
     #expect(result.status == 64)
     #expect(
       result.err.first
-        == "Error: invalid value 'avatr' for '--family': built-in has the families: avatar, photo")
+        == "imgtool: invalid value 'avatr' for '--family': built-in has the families: avatar, photo"
+    )
   }
 
   /// As a user runs it: defaults found in the current folder.
