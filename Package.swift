@@ -11,6 +11,9 @@ let package = Package(
     .library(name: "ImageCaching", targets: ["ImageCaching"]),
     .library(name: "PhotoModels", targets: ["PhotoModels"]),
     .library(name: "ImageToolCLI", targets: ["ImageToolCLI"]),
+    // The plugin interface alone (a C header), for plugins built as packages of their own
+    // (Examples/FaceCrop).
+    .library(name: "ImageToolPluginABI", targets: ["ImageToolPluginABI"]),
     // An example processor plugin, loaded with `imgtool --plugin` (Examples/CustomProcessor).
     .library(name: "SepiaPlugin", type: .dynamic, targets: ["SepiaPlugin"]),
     .plugin(name: "render-images", targets: ["RenderImages"]),

@@ -268,13 +268,16 @@ public final class ImageCache: Sendable {
     Bitmap]
   {
     let decoded = try await decode(entity, covering: names)
+    // What a processor learns about the decoded image (where attention or faces are)
+    // serves every format of this fill.
+    let memo = ProcessingMemo()
     var rasters: [(String, Rasterizer)] = []
     for name in names {
       guard let format = formats[name], let pipeline = pipelines[name] else {
         throw .unknownFormat(name)
       }
       let context = ProcessingContext(
-        format: format, entityID: entity.id, background: configuration.background)
+        format: format, entityID: entity.id, background: configuration.background, memo: memo)
       do {
         let processed = try pipeline.process(decoded, context: context)
         rasters.append(
