@@ -22,6 +22,31 @@ public enum PluginLoader {
     -> [String]
   {
     guard FileManager.default.fileExists(atPath: path) else { throw .fileNotFound(path: path) }
+    let names = try loadLibrary(path: path, into: registry)
+    registry.loadedPlugins.withLock { $0[resolvedPath(path)] = names }
+    return names
+  }
+
+  /// Loads the library at `path` unless this registry already has it (the same file,
+  /// by any path, loaded with `load` or `loadOnce`); returns the names it registered.
+  /// A manifest's plugins load this way, so naming one with `--plugin` too is no error.
+  @discardableResult
+  public static func loadOnce(path: String, into registry: ProcessorRegistry) throws(PluginError)
+    -> [String]
+  {
+    guard FileManager.default.fileExists(atPath: path) else { throw .fileNotFound(path: path) }
+    if let names = registry.loadedPlugins.withLock({ $0[resolvedPath(path)] }) { return names }
+    return try load(path: path, into: registry)
+  }
+
+  /// The file's absolute path with symbolic links resolved: one name per library.
+  static func resolvedPath(_ path: String) -> String {
+    URL(fileURLWithPath: path).standardizedFileURL.resolvingSymlinksInPath().path
+  }
+
+  static func loadLibrary(path: String, into registry: ProcessorRegistry) throws(PluginError)
+    -> [String]
+  {
     // A path with a slash, so dlopen does not search the library path for a bare name.
     let resolved = path.contains("/") ? path : "./" + path
     guard let library = dlopen(resolved, RTLD_NOW | RTLD_LOCAL) else {

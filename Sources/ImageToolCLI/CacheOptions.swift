@@ -29,6 +29,8 @@ enum CacheOptions {
     batch: Bool = false
   ) throws -> (Manifest, ImageCache) {
     let manifest = try manifest(arguments)
+    // Its pipelines may name processors of its plugins.
+    try manifest.loadPlugins(into: context.registry)
     let console = context.console
     let cache = try ImageCache(
       configuration: CacheConfiguration(
