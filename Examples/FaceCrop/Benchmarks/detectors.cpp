@@ -46,15 +46,15 @@ static Grey greyCopy(const std::string &path) {
 
 using Detector = std::function<std::vector<Box>(Grey &)>;
 
-static Detector cascade(const std::string &file, int minimum) {
+static Detector cascade(const std::string &file, int minimum, double step = 1.1) {
   auto classifier = std::make_shared<cv::CascadeClassifier>(file);
   if (classifier->empty()) { std::fprintf(stderr, "cannot load %s\n", file.c_str()); std::exit(1); }
-  return [classifier, minimum](Grey &grey) {
+  return [classifier, minimum, step](Grey &grey) {
     cv::Mat mat(grey.height, grey.width, CV_8UC1, grey.pixels.data());
     cv::Mat equalised;
     cv::equalizeHist(mat, equalised);
     std::vector<cv::Rect> found;
-    classifier->detectMultiScale(equalised, found, 1.1, 4, 0, cv::Size(minimum, minimum));
+    classifier->detectMultiScale(equalised, found, step, 4, 0, cv::Size(minimum, minimum));
     std::vector<Box> boxes;
     for (auto &r : found) boxes.push_back({double(r.x), double(r.y), double(r.width), double(r.height)});
     return boxes;
@@ -98,6 +98,8 @@ int main(int argc, char **argv) {
   std::vector<std::pair<std::string, Detector>> detectors = {
       {"opencv haar frontalface_default", cascade(cascades + "haarcascades/haarcascade_frontalface_default.xml", 12)},
       {"opencv haar frontalface_alt2", cascade(cascades + "haarcascades/haarcascade_frontalface_alt2.xml", 12)},
+      {"  the same, scale step 1.2", cascade(cascades + "haarcascades/haarcascade_frontalface_alt2.xml", 12, 1.2)},
+      {"  the same, faces of 20 px and up", cascade(cascades + "haarcascades/haarcascade_frontalface_alt2.xml", 20)},
       {"opencv lbp frontalface_improved", cascade(cascades + "lbpcascades/lbpcascade_frontalface_improved.xml", 12)},
       {"dlib hog frontal (no upsampling)", hog(0)},
       {"dlib hog frontal (upsampled once)", hog(1)},
