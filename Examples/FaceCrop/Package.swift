@@ -1,9 +1,9 @@
 // swift-tools-version: 6.0
 import PackageDescription
 
-// A processor plugin for imgtool that finds faces with OpenCV (Debian's libopencv-dev and
-// opencv-data): `faceFill(padding:fallback:)`. A package of its own, so ImageTool itself
-// never needs OpenCV. Build: `swift build`; use:
+// A processor plugin for imgtool that finds faces with OpenCV (Debian's packages, which
+// `Scripts/bootstrap --face` installs): `faceFill(padding:fallback:)`. A package of its
+// own, so ImageTool itself never needs OpenCV. Build: `swift build`; use:
 // `imgtool --plugin Examples/FaceCrop/.build/debug/libFaceCrop.so ...`.
 let package = Package(
   name: "FaceCrop",
@@ -21,9 +21,10 @@ let package = Package(
       dependencies: [
         "LibVips", .product(name: "ImageToolPluginABI", package: "ImageTool"),
       ],
-      // OpenCV 4 from Debian (libopencv-dev, opencv-data). Not through pkg-config: its
-      // opencv4.pc links all 56 OpenCV libraries (Qt, VTK and HDF5 behind them), and the
-      // plugin then took 2 s to load; it needs three. Its headers as system headers.
+      // OpenCV 4 from Debian (libopencv-objdetect-dev, -imgproc-dev, -core-dev, opencv-data).
+      // Not through pkg-config: its opencv4.pc links all 56 OpenCV libraries (Qt, VTK and
+      // HDF5 behind them), and the plugin then took 2 s to load; it needs three. Its
+      // headers as system headers.
       cxxSettings: [.unsafeFlags(["-isystem", "/usr/include/opencv4"])],
       linkerSettings: [
         .linkedLibrary("opencv_objdetect"), .linkedLibrary("opencv_imgproc"),
