@@ -83,7 +83,7 @@ struct ManifestPluginTests {
     ])
     #expect(render.status == 1)
     let nope = folder.appendingPathComponent("plugins/nope.so").path
-    #expect(render.err == ["Error: \(manifest): plugins[1]: plugin \(nope): no such file"])
+    #expect(render.err == ["imgtool: \(manifest): plugins[1]: plugin \(nope): no such file"])
   }
 
   @Test func aFileThatIsNotAPluginNamesTheField() async throws {
@@ -95,8 +95,24 @@ struct ManifestPluginTests {
     ])
     #expect(render.status == 1)
     let message = render.err.joined()
-    #expect(message.hasPrefix("Error: \(manifest): plugins[0]: plugin "), "\(message)")
+    #expect(message.hasPrefix("imgtool: \(manifest): plugins[0]: plugin "), "\(message)")
     #expect(message.contains("cannot be loaded as a shared library"), "\(message)")
+  }
+
+  @Test func manifestCheckLoadsThemAndNamesAMissingOne() async throws {
+    let good = try project(plugins: #"["plugins/libSepiaPlugin.so"]"#)
+    let goodPath = good.appendingPathComponent("imgtool.json").path
+    let valid = await runTool(["manifest", "--check", goodPath])
+    #expect(valid.status == 0, "\(valid.err)")
+    #expect(valid.out == ["\(goodPath): valid: 1 format in 1 family, every pipeline builds"])
+    let bad = try project(plugins: #"["plugins/nope.so"]"#)
+    let badPath = bad.appendingPathComponent("imgtool.json").path
+    let invalid = await runTool(["manifest", "--check", badPath])
+    #expect(invalid.status == 1)
+    let nope = bad.appendingPathComponent("plugins/nope.so").path
+    #expect(invalid.err.first == "imgtool: \(badPath): plugins[0]: plugin \(nope): no such file")
+    #expect(
+      invalid.err.count == 2 && invalid.err.last?.contains("unknown processor 'sepia'") == true)
   }
 
   @Test func theFieldMustBeAListOfPaths() throws {
