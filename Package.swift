@@ -9,6 +9,7 @@ let package = Package(
     .library(name: "ImageTables", targets: ["ImageTables"]),
     .library(name: "ImageProcessing", targets: ["ImageProcessing"]),
     .library(name: "ImageCaching", targets: ["ImageCaching"]),
+    .library(name: "CacheSharding", targets: ["CacheSharding"]),
     .library(name: "PhotoModels", targets: ["PhotoModels"]),
     .library(name: "ImageToolCLI", targets: ["ImageToolCLI"]),
     // An example processor plugin, loaded with `imgtool --plugin` (Examples/CustomProcessor).
@@ -25,13 +26,16 @@ let package = Package(
     .target(name: "Vips", dependencies: ["CVips", "CVipsShim"]),
     .target(name: "ImageTables"),
     .target(name: "ImageToolPluginABI"),
+    .target(name: "CacheSharding", dependencies: ["ImageTables"]),
     .target(name: "ImageProcessing", dependencies: ["Vips", "ImageTables", "ImageToolPluginABI"]),
     .target(name: "ImageCaching", dependencies: ["Vips", "ImageTables", "ImageProcessing"]),
     .target(
       name: "PhotoModels", dependencies: ["Vips", "ImageTables", "ImageProcessing", "ImageCaching"]),
     .target(
       name: "ImageToolCLI",
-      dependencies: ["Vips", "ImageTables", "ImageProcessing", "ImageCaching", "PhotoModels"]),
+      dependencies: [
+        "Vips", "ImageTables", "ImageProcessing", "ImageCaching", "PhotoModels", "CacheSharding",
+      ]),
     .target(
       name: "SepiaPlugin", dependencies: ["CVips", "CVipsShim", "ImageToolPluginABI"],
       path: "Examples/CustomProcessor/SepiaPlugin"),
@@ -52,6 +56,7 @@ let package = Package(
       dependencies: ["imgtool"]),
     .testTarget(name: "VipsTests", dependencies: ["Vips"]),
     .testTarget(name: "ImageTablesTests", dependencies: ["ImageTables"]),
+    .testTarget(name: "CacheShardingTests", dependencies: ["CacheSharding", "ImageTables"]),
     .testTarget(
       name: "ImageCachingTests",
       dependencies: ["ImageCaching", "ImageProcessing", "ImageTables", "Vips"]),

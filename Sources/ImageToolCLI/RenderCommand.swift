@@ -1,3 +1,4 @@
+import CacheSharding
 import Foundation
 import ImageCaching
 import ImageTables
@@ -25,6 +26,10 @@ public struct RenderCommand: Command {
       .init("quiet", help: "No progress."),
       .init("json", help: "Print the summary as one JSON object."),
       .init("sheet", value: "file", help: "Also write a contact sheet of the family (.png)."),
+      .init(
+        "shard", value: "I/N",
+        help: "Render only shard I of N (by a stable hash of the entity id); env/N takes I "
+          + "from JOB_COMPLETION_INDEX, SLURM_ARRAY_TASK_ID or AWS_BATCH_JOB_ARRAY_INDEX."),
     ] + CacheOptions.specs,
     arguments: [.init("path", help: "Photos, and folders of photos.", repeats: true)]
   )
@@ -54,7 +59,8 @@ public struct RenderCommand: Command {
         option: "--family", value: family,
         reason: "\(manifest.origin) has the families: \(families)")
     }
-    let found = RenderInputs(paths: arguments.positionals)
+    let shard = try Self.shard(arguments)
+    let found = RenderInputs(paths: arguments.positionals, shard: shard)
     let progress = ProgressReporter(
       total: found.inputs.count, console: console,
       quiet: arguments.flag("quiet") || arguments.flag("json"))
@@ -99,7 +105,8 @@ public struct RenderCommand: Command {
       }
     }
     let summary = Summary(
-      family: family, inputs: found.inputs.count + found.problems.count, written: written,
+      family: family, shard: shard, inputs: found.inputs.count + found.problems.count,
+      written: written,
       skipped: skipped, failed: failed, seconds: seconds,
       tables: names.compactMap { name in cache.table(format: name).map { (name, $0.stats) } })
     if arguments.flag("json") {
@@ -108,6 +115,16 @@ public struct RenderCommand: Command {
       summary.lines.forEach(console.out)
     }
     return failed.isEmpty ? ExitCode.success : ExitCode.failure
+  }
+
+  /// The `--shard` given, if any; `env/N` reads the batch engine's variables.
+  static func shard(_ arguments: ParsedArguments) throws(CommandLineError) -> Shard? {
+    guard let text = arguments.value("shard") else { return nil }
+    do {
+      return try Shard.parse(text, environment: ProcessInfo.processInfo.environment)
+    } catch {
+      throw .invalidValue(option: "--shard", value: text, reason: error.description)
+    }
   }
 
   /// One photo: read once, hashed for its version, skipped if up to date, else filled.
@@ -143,6 +160,7 @@ public struct RenderCommand: Command {
 
   struct Summary {
     var family: String
+    var shard: Shard?
     var inputs: Int
     var written: Int
     var skipped: Int
@@ -154,7 +172,7 @@ public struct RenderCommand: Command {
 
     var lines: [String] {
       var lines = [
-        "render: family \(family): \(inputs) input\(inputs == 1 ? "" : "s"), \(written) entries "
+        "render: family \(family)\(shard.map { ", shard \($0)" } ?? ""): \(inputs) input\(inputs == 1 ? "" : "s"), \(written) entries "
           + "written, \(skipped) skipped (up to date), \(failed.count) failed, in "
           + String(format: "%.2f s (%.1f images/s)", seconds, rate)
       ]
@@ -167,7 +185,9 @@ public struct RenderCommand: Command {
 
     var json: JSONValue {
       .object([
-        ("family", .string(family)), ("inputs", .integer(inputs)), ("written", .integer(written)),
+        ("family", .string(family)),
+        ("shard", shard.map(Self.json) ?? .null),
+        ("inputs", .integer(inputs)), ("written", .integer(written)),
         ("skipped", .integer(skipped)),
         (
           "failed",
@@ -185,6 +205,13 @@ public struct RenderCommand: Command {
               ])
             })
         ),
+      ])
+    }
+
+    static func json(_ shard: Shard) -> JSONValue {
+      .object([
+        ("index", .integer(shard.index)), ("count", .integer(shard.count)),
+        ("from", shard.source.map(JSONValue.string) ?? .null),
       ])
     }
   }
