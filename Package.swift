@@ -67,7 +67,9 @@ let package = Package(
       name: "ImageProcessingTests", dependencies: ["ImageProcessing", "ImageTables", "Vips"]),
     .testTarget(
       name: "ImageToolCLITests",
-      dependencies: ["ImageToolCLI", "ImageTables", "PhotoModels", "Vips", "imgtool", "Gallery"]),
+      dependencies: [
+        "ImageToolCLI", "ImageTables", "PhotoModels", "Vips", "imgtool", "Gallery", "CacheSharding",
+      ]),
   ],
   swiftLanguageModes: [.v6]
 )

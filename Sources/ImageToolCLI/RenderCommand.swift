@@ -47,6 +47,7 @@ public struct RenderCommand: Command {
     }
     let jobs = try arguments.integer(
       "jobs", in: 1...256, default: ProcessInfo.processInfo.activeProcessorCount)
+    let shard = try Self.shard(arguments)
     let (manifest, cache) = try CacheOptions.open(
       arguments, context: context, workers: jobs, batch: true)
     // Photos run side by side: give each libvips pipeline its share of the cores,
@@ -59,7 +60,6 @@ public struct RenderCommand: Command {
         option: "--family", value: family,
         reason: "\(manifest.origin) has the families: \(families)")
     }
-    let shard = try Self.shard(arguments)
     let found = RenderInputs(paths: arguments.positionals, shard: shard)
     let progress = ProgressReporter(
       total: found.inputs.count, console: console,
