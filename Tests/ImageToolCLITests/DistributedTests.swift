@@ -221,24 +221,10 @@ struct TableContents {
 func runProcess(_ program: URL, _ arguments: [String], environment: [String: String] = [:])
   throws -> (status: Int32, out: String, err: String)
 {
-  let process = Process()
-  process.executableURL = program
-  process.arguments = arguments
   var variables = ProcessInfo.processInfo.environment
   for name in Shard.indexVariables + ["SLURM_ARRAY_TASK_MIN", "SLURM_ARRAY_TASK_COUNT"] {
     variables[name] = nil
   }
-  process.environment = variables.merging(environment) { $1 }
-  let out = Pipe()
-  let err = Pipe()
-  process.standardOutput = out
-  process.standardError = err
-  try process.run()
-  let outData = out.fileHandleForReading.readDataToEndOfFile()
-  let errData = err.fileHandleForReading.readDataToEndOfFile()
-  process.waitUntilExit()
-  return (
-    process.terminationStatus, String(decoding: outData, as: UTF8.self),
-    String(decoding: errData, as: UTF8.self)
-  )
+  return try runExecutable(
+    arguments, program: program, environment: variables.merging(environment) { $1 })
 }
