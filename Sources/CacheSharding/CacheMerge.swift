@@ -57,24 +57,24 @@ public enum CacheMerge {
         }
       }
     }
-    var sources: [FormatSources] = []
+    // Every refusal comes before anything is written.
+    var plans: [(source: FormatSources, plan: MergePlan)] = []
     for name in names {
-      sources.append(try FormatSources(name: name, inputs: inputs, output: output))
+      let source = try FormatSources(name: name, inputs: inputs, output: output)
+      let plan = try MergePlan(
+        format: name, inputs: zip(inputs, source.inputs).map { ($0.path, $1.table.entries()) },
+        output: source.output?.table.entries() ?? [])
+      guard plan.picks.count <= source.format.maximumCount else {
+        throw .tooManyEntries(
+          format: name, count: plan.picks.count, maximumCount: source.format.maximumCount)
+      }
+      plans.append((source, plan))
     }
     let staging = try StagingFolder(beside: output)
     var report = MergeReport(
       formats: [], bytesCopied: 0, seconds: 0, atomic: true, createdOutput: !outputExists)
     do throws(MergeError) {
-      for source in sources {
-        let plan = try MergePlan(
-          format: source.name,
-          inputs: zip(inputs, source.inputs).map { ($0.path, $1.table.entries()) },
-          output: source.output?.table.entries() ?? [])
-        guard plan.picks.count <= source.format.maximumCount else {
-          throw MergeError.tooManyEntries(
-            format: source.name, count: plan.picks.count,
-            maximumCount: source.format.maximumCount)
-        }
+      for (source, plan) in plans {
         report.bytesCopied += try write(plan, from: source, into: staging.url)
         report.formats.append(
           .init(
