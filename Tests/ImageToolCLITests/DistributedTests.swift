@@ -14,10 +14,10 @@ struct DistributedTests {
     ? Paths.shared.appendingPathComponent("photos").path : Paths.bundledPhotos.path
 
   @Test("three shard processes and a merge give, byte for byte, what one render gives")
-  func threeShardsAndAMergeAreOneRender() throws {
+  func threeShardsAndAMergeAreOneRender() async throws {
     let folder = try Paths.temporaryFolder()
     let merged = folder.appendingPathComponent("merged").path
-    let script = try runProcess(
+    let script = try await runProcess(
       Paths.packageRoot.appendingPathComponent("Examples/Distributed/local.sh"),
       ["3", "avatar", merged, Self.photos], environment: ["IMGTOOL": Paths.executable.path])
     #expect(script.status == 0, "local.sh: \(script.err)")
@@ -38,7 +38,7 @@ struct DistributedTests {
     #expect(summaries.allSatisfy { ($0["failed"] as? [Any])?.isEmpty == true })
 
     let single = folder.appendingPathComponent("single").path
-    let render = try runProcess(
+    let render = try await runProcess(
       Paths.executable, ["render", "--family", "avatar", "--quiet", "--cache", single, Self.photos])
     #expect(render.status == 0, "render: \(render.err)")
     let one = try TableContents(single)
@@ -52,7 +52,7 @@ struct DistributedTests {
         #expect(sharded.entries[format]?[id] == entry, "\(format) \(id) differs")
       }
     }
-    #expect(try runProcess(Paths.executable, ["verify", "--cache", merged]).status == 0)
+    #expect(try await runProcess(Paths.executable, ["verify", "--cache", merged]).status == 0)
   }
 
   /// Whether CI has started a cluster with `Scripts/slurm-local start` for this run.
@@ -61,10 +61,10 @@ struct DistributedTests {
   @Test(
     "a Slurm job array and its dependent merge give what one render gives",
     .enabled(if: slurmRunning, "set IMGTOOL_TEST_SLURM=1 with a cluster up (Scripts/slurm-local)"))
-  func slurmArrayAndMerge() throws {
+  func slurmArrayAndMerge() async throws {
     let folder = try Paths.temporaryFolder()
     let merged = folder.appendingPathComponent("merged").path
-    let submit = try runProcess(
+    let submit = try await runProcess(
       Paths.packageRoot.appendingPathComponent("Examples/Distributed/slurm/submit.sh"),
       ["--wait", "3", "avatar", merged, Paths.bundledPhotos.path],
       environment: ["IMGTOOL": Paths.executable.path])
@@ -76,7 +76,7 @@ struct DistributedTests {
     #expect(mergeOut.hasPrefix("merge: 3 caches into \(merged) (new): 15 entries"), "\(mergeOut)")
 
     let single = folder.appendingPathComponent("single").path
-    let render = try runProcess(
+    let render = try await runProcess(
       Paths.executable,
       ["render", "--family", "avatar", "--quiet", "--cache", single, Paths.bundledPhotos.path])
     #expect(render.status == 0, "render: \(render.err)")
@@ -95,9 +95,10 @@ struct DistributedTests {
       ),
       (["AWS_BATCH_JOB_ARRAY_INDEX": "0"], 0, "AWS_BATCH_JOB_ARRAY_INDEX"),
     ])
-  func shardFromEnvironment(variables: [String: String], index: Int, variable: String) throws {
+  func shardFromEnvironment(variables: [String: String], index: Int, variable: String) async throws
+  {
     let cache = try Paths.temporaryFolder().appendingPathComponent("cache").path
-    let result = try runProcess(
+    let result = try await runProcess(
       Paths.executable,
       [
         "render", "--family", "avatar", "--shard", "env/3", "--json", "--cache", cache,
@@ -118,20 +119,20 @@ struct DistributedTests {
   }
 
   @Test("env/N with no variable, or an index out of range, is refused by name")
-  func environmentRefusals() throws {
+  func environmentRefusals() async throws {
     let cache = try Paths.temporaryFolder().appendingPathComponent("cache").path
     let arguments = [
       "render", "--family", "avatar", "--shard", "env/3", "--cache", cache,
       Paths.bundledPhotos.path,
     ]
-    let none = try runProcess(Paths.executable, arguments)
+    let none = try await runProcess(Paths.executable, arguments)
     #expect(none.status == 64)
     #expect(
       none.err.hasPrefix(
         "Error: invalid value 'env/3' for '--shard': env/3 reads the shard from the batch "
           + "engine, but none of JOB_COMPLETION_INDEX, SLURM_ARRAY_TASK_ID, "
           + "AWS_BATCH_JOB_ARRAY_INDEX is set;"))
-    let outside = try runProcess(
+    let outside = try await runProcess(
       Paths.executable, arguments, environment: ["AWS_BATCH_JOB_ARRAY_INDEX": "3"])
     #expect(outside.status == 64)
     #expect(
@@ -217,14 +218,22 @@ struct TableContents {
 }
 
 /// Runs a program with the batch engines' index variables cleared and `environment`
-/// added, as a job of that engine would.
+/// added, as a job of that engine would. It waits on a thread of its own, not on one
+/// of the few that run every test's tasks: a 15-second script must not hold one up.
 func runProcess(_ program: URL, _ arguments: [String], environment: [String: String] = [:])
-  throws -> (status: Int32, out: String, err: String)
+  async throws -> (status: Int32, out: String, err: String)
 {
   var variables = ProcessInfo.processInfo.environment
   for name in Shard.indexVariables + ["SLURM_ARRAY_TASK_MIN", "SLURM_ARRAY_TASK_COUNT"] {
     variables[name] = nil
   }
-  return try runExecutable(
-    arguments, program: program, environment: variables.merging(environment) { $1 })
+  let merged = variables.merging(environment) { $1 }
+  return try await withCheckedThrowingContinuation { continuation in
+    Thread.detachNewThread {
+      continuation.resume(
+        with: Result {
+          try runExecutable(arguments, program: program, environment: merged)
+        })
+    }
+  }
 }
