@@ -13,13 +13,14 @@ public struct MergeCommand: Command {
       missing). Every cache must hold the same formats, made from the same manifest and \
       processors: a table of another fingerprint is refused, naming the format and the \
       fields that differ. An entity in two caches at the same version is taken once; at \
-      two versions it is an error naming it. More entities than a format's maximumCount \
-      is an error. On any error nothing is written. The new tables are built beside the \
+      two versions it is an error naming it. The output's entries stay, unless a cache \
+      has the same entity, whose entry replaces them. More entities than a format's \
+      maximumCount is an error. On any error nothing is written. The new tables are built beside the \
       output and moved in at once, with the output's writer locks held, so the output is \
       complete or unchanged.
       """,
     options: [
-      .init("cache", value: "dir", help: "The cache to merge into (made if missing)."),
+      .init("cache", value: "dir", help: "The cache to merge into (required; made if missing)."),
       .init("wait", help: "Wait for a process writing the output to finish, rather than fail."),
       .init("json", help: "Print the summary as one JSON object."),
     ],
