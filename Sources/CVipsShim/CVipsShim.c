@@ -222,3 +222,7 @@ int cvips_jpegsave(VipsImage *in, const char *filename, int quality) {
 int cvips_webpsave(VipsImage *in, const char *filename, int quality, gboolean lossless) {
   return vips_webpsave(in, filename, "Q", quality, "lossless", lossless, NULL);
 }
+
+int cvips_image_write_to_file(VipsImage *in, const char *filename_with_options) {
+  return vips_image_write_to_file(in, filename_with_options, NULL);
+}

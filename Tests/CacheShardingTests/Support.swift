@@ -1,15 +1,11 @@
 import Foundation
 import ImageTables
+import TestFixtures
 import Testing
 
 enum Folder {
-  /// A new empty folder for one test.
-  static func make() throws -> URL {
-    let folder = FileManager.default.temporaryDirectory
-      .appendingPathComponent("cachesharding-tests-\(UUID().uuidString)")
-    try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
-    return folder
-  }
+  /// A new empty folder for one test, removed when the test process ends.
+  static func make() throws -> URL { try Fixtures.temporaryFolder() }
 }
 
 func makeFormat(

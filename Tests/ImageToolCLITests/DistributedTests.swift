@@ -1,25 +1,37 @@
 import CacheSharding
 import Foundation
 import ImageTables
+import TestFixtures
 import Testing
 
 /// Sharded renders and merges, run as a batch engine runs them: separate `imgtool`
 /// processes, the index from the engine's environment variables.
 @Suite("imgtool render --shard and imgtool merge")
 struct DistributedTests {
-  /// The photos the sharded renders work on: the shared real photos when they are
-  /// beside the clone (24, of every kind), else the bundled five.
-  static let photos =
-    Paths.sharedAvailable
-    ? Paths.shared.appendingPathComponent("photos").path : Paths.bundledPhotos.path
+  /// A folder of every fixture photo that `imgtool render` picks up (kept and made:
+  /// other containers, colour spaces, depths, alpha, all eight EXIF orientations).
+  static func photoFolder() throws -> (path: String, count: Int) {
+    let folder = try Paths.temporaryFolder().appendingPathComponent("photos")
+    try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+    let picked: Set<String> = ["jpg", "jpeg", "png", "webp", "gif", "tif", "tiff"]
+    var count = 0
+    for fixture in Fixture.photos
+    where picked.contains((fixture.name as NSString).pathExtension.lowercased()) {
+      try FileManager.default.copyItem(
+        atPath: try fixture.path(), toPath: folder.appendingPathComponent(fixture.name).path)
+      count += 1
+    }
+    return (folder.path, count)
+  }
 
   @Test("three shard processes and a merge give, byte for byte, what one render gives")
   func threeShardsAndAMergeAreOneRender() async throws {
     let folder = try Paths.temporaryFolder()
+    let (photos, photoCount) = try Self.photoFolder()
     let merged = folder.appendingPathComponent("merged").path
     let script = try await runProcess(
       Paths.packageRoot.appendingPathComponent("Examples/Distributed/local.sh"),
-      ["3", "avatar", merged, Self.photos], environment: ["IMGTOOL": Paths.executable.path])
+      ["3", "avatar", merged, photos], environment: ["IMGTOOL": Paths.executable.path])
     #expect(script.status == 0, "local.sh: \(script.err)")
     #expect(script.out.hasPrefix("merge: 3 caches into \(merged) (new): "))
 
@@ -32,14 +44,12 @@ struct DistributedTests {
     let shards = summaries.compactMap { $0["shard"] as? [String: Any] }
     #expect(shards.compactMap { $0["index"] as? Int }.sorted() == [0, 1, 2])
     #expect(shards.allSatisfy { $0["count"] as? Int == 3 && $0["from"] is NSNull })
-    let photoCount = try FileManager.default.contentsOfDirectory(atPath: Self.photos)
-      .filter { !$0.hasSuffix(".md") }.count
     #expect(summaries.compactMap { $0["inputs"] as? Int }.reduce(0, +) == photoCount)
     #expect(summaries.allSatisfy { ($0["failed"] as? [Any])?.isEmpty == true })
 
     let single = folder.appendingPathComponent("single").path
     let render = try await runProcess(
-      Paths.executable, ["render", "--family", "avatar", "--quiet", "--cache", single, Self.photos])
+      Paths.executable, ["render", "--family", "avatar", "--quiet", "--cache", single, photos])
     #expect(render.status == 0, "render: \(render.err)")
     let one = try TableContents(single)
     let sharded = try TableContents(merged)
