@@ -44,6 +44,10 @@ let package = Package(
       dependencies: ["ImageCaching", "ImageTables", "ImageToolCLI", "PhotoModels"],
       path: "Examples/Gallery"),
     .executableTarget(name: "imgtool", dependencies: ["ImageToolCLI", "ImageProcessing"]),
+    // Whether two caches hold the same entries, byte for byte (Examples/Distributed).
+    .executableTarget(
+      name: "compare-caches", dependencies: ["ImageTables"],
+      path: "Examples/Distributed/CompareCaches"),
     .plugin(
       name: "RenderImages",
       capability: .command(
@@ -78,7 +82,7 @@ let package = Package(
       name: "ImageToolCLITests",
       dependencies: [
         "ImageToolCLI", "ImageTables", "PhotoModels", "Vips", "imgtool", "Gallery", "TestFixtures",
-        "CacheSharding",
+        "CacheSharding", "compare-caches",
       ]),
   ],
   swiftLanguageModes: [.v6]

@@ -63,36 +63,46 @@ struct DistributedTests {
       }
     }
     #expect(try await runProcess(Paths.executable, ["verify", "--cache", merged]).status == 0)
+    // What CI runs after the Slurm job array says the same.
+    let compared = try await runProcess(Self.compareCaches, [single, merged])
+    #expect(compared.status == 0)
+    #expect(
+      compared.out == "compare-caches: the same: \(3 * photoCount) entries, byte for byte\n")
   }
 
-  /// Whether CI has started a cluster with `Scripts/slurm-local start` for this run.
-  static let slurmRunning = ProcessInfo.processInfo.environment["IMGTOOL_TEST_SLURM"] == "1"
+  static let compareCaches = Paths.executable.deletingLastPathComponent()
+    .appendingPathComponent("compare-caches")
 
-  @Test(
-    "a Slurm job array and its dependent merge give what one render gives",
-    .enabled(if: slurmRunning, "set IMGTOOL_TEST_SLURM=1 with a cluster up (Scripts/slurm-local)"))
-  func slurmArrayAndMerge() async throws {
+  @Test("compare-caches names each difference: a missing entity, other pixels, another format")
+  func compareCachesFindsDifferences() async throws {
     let folder = try Paths.temporaryFolder()
-    let merged = folder.appendingPathComponent("merged").path
-    let submit = try await runProcess(
-      Paths.packageRoot.appendingPathComponent("Examples/Distributed/slurm/submit.sh"),
-      ["--wait", "3", "avatar", merged, Paths.bundledPhotos.path],
-      environment: ["IMGTOOL": Paths.executable.path])
-    #expect(submit.status == 0, "submit.sh: \(submit.err)")
-    let logs = try FileManager.default.contentsOfDirectory(atPath: merged + ".shards")
-    #expect(logs.filter { $0.hasPrefix("imgtool-render-") && $0.hasSuffix(".out") }.count == 3)
-    let mergeLog = try #require(logs.first { $0.hasPrefix("imgtool-merge-") })
-    let mergeOut = try String(contentsOfFile: merged + ".shards/" + mergeLog, encoding: .utf8)
-    #expect(mergeOut.hasPrefix("merge: 3 caches into \(merged) (new): 15 entries"), "\(mergeOut)")
+    let format = try ImageFormat(name: "f", family: "x", width: 4, height: 3)
+    func cache(_ name: String, _ entries: [(String, UInt8)], format: ImageFormat) throws -> String {
+      let table = try ImageTable(
+        format: format, directory: folder.appendingPathComponent(name))
+      for (id, red) in entries {
+        try table.write(entityID: id, sourceVersion: "1") { canvas in
+          for y in 0..<3 { for x in 0..<4 { canvas.set(x: x, y: y, RGBA(red, 0, UInt8(x), 255)) } }
+        }
+      }
+      return folder.appendingPathComponent(name).path
+    }
+    let a = try cache("a", [("same", 10), ("other", 20), ("gone", 30)], format: format)
+    let b = try cache("b", [("same", 10), ("other", 21)], format: format)
+    let result = try await runProcess(Self.compareCaches, [a, b])
+    #expect(result.status == 1)
+    #expect(
+      result.out == """
+        compare-caches: f: entity 'gone' is only in \(a)
+        compare-caches: f: entity 'other': the bytes differ from byte 2 on
 
-    let single = folder.appendingPathComponent("single").path
-    let render = try await runProcess(
-      Paths.executable,
-      ["render", "--family", "avatar", "--quiet", "--cache", single, Paths.bundledPhotos.path])
-    #expect(render.status == 0, "render: \(render.err)")
-    let one = try TableContents(single)
-    #expect(one.entries["avatar.small"]?.count == 5)
-    #expect(try TableContents(merged).entries == one.entries)
+        """)
+    let wider = try cache(
+      "c", [("same", 10)], format: ImageFormat(name: "f", family: "x", width: 5, height: 3))
+    let other = try await runProcess(Self.compareCaches, [a, wider])
+    #expect(other.status == 1)
+    #expect(other.out == "compare-caches: format 'f' differs in width\n")
+    #expect(try await runProcess(Self.compareCaches, [a]).status == 64)
   }
 
   @Test(
