@@ -20,7 +20,9 @@ public struct MergeCommand: Command {
       complete or unchanged.
       """,
     options: [
-      .init("cache", value: "dir", help: "The cache to merge into (required; made if missing)."),
+      .init(
+        "cache", value: "dir", help: "The cache to merge into (made if missing).",
+        required: true),
       .init("wait", help: "Wait for a process writing the output to finish, rather than fail."),
       .init("json", help: "Print the summary as one JSON object."),
     ],
@@ -29,7 +31,7 @@ public struct MergeCommand: Command {
 
   public func run(_ arguments: ParsedArguments, context: CommandContext) async throws -> Int32 {
     guard let output = arguments.value("cache") else {
-      throw CommandLineError.missingValue(option: "--cache", valueName: "dir")
+      throw CommandLineError.missingOption(option: "--cache", valueName: "dir")
     }
     let inputs = arguments.positionals
     let report: MergeReport

@@ -20,7 +20,8 @@ struct ExecutableTests {
   @Test func usageErrorsExit64WithUsage() throws {
     let result = try runExecutable(["inf", "x.jpg"])
     #expect(result.status == 64)
-    #expect(result.err.hasPrefix("Error: unknown subcommand 'inf'; did you mean 'info'?\nUsage:"))
+    #expect(
+      result.err.hasPrefix("imgtool: unknown subcommand 'inf'; did you mean 'info'?\nUsage:"))
     #expect(try runExecutable([]).status == 64)
   }
 
