@@ -38,8 +38,12 @@ public final class ImageCache: Sendable {
     var formats: [String: ImageFormat] = [:]
     var tables: [String: ImageTable] = [:]
     var pipelines: [String: Pipeline] = [:]
+    // Names are unique across every device, not only among the formats kept here.
+    var names: Set<String> = []
+    for format in configuration.formats where !names.insert(format.name).inserted {
+      throw .duplicateFormat(format.name)
+    }
     for format in configuration.formats {
-      guard formats[format.name] == nil else { throw .duplicateFormat(format.name) }
       guard format.isKept(for: configuration.device) else { continue }
       let pipeline: Pipeline
       do {

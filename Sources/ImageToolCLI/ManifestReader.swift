@@ -51,9 +51,8 @@ struct ManifestReader {
     guard let name = try string(entry["name"], "\(at).name") else {
       throw fail("\(at).name", "is required")
     }
-    guard let family = try string(entry["family"], "\(at).family") else {
-      throw fail("\(at).family", "is required")
-    }
+    // Optional, as in FastImageCache: a format without a family is a family of its own.
+    let family = try string(entry["family"], "\(at).family")
     let (width, height) = try size(entry["size"], "\(at).size")
     let (scaleValue, scaleField) = value("scale")
     let scale = try integer(scaleValue, scaleField) ?? 2
