@@ -273,6 +273,8 @@ public final class ImageCache: Sendable {
     Bitmap]
   {
     let decoded = try await decode(entity, covering: names)
+    // What a processor learns about the decoded image (where attention or faces are)
+    // serves every format of this fill.
     let memo = ProcessingMemo()
     var rasters: [(String, Rasterizer)] = []
     for name in names {
