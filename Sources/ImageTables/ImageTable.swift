@@ -69,6 +69,7 @@ public final class ImageTable: @unchecked Sendable {
   /// Every opening of the files, kept for the table's life: a hit may still be using
   /// one it loaded from `current` just before a reset replaced it.
   private let openings: Mutex<[TableFiles]>
+  private let reopening = Mutex(())
   /// Test hook: how entity ids are hashed (a constant makes every id collide).
   let hashEntityID: @Sendable (String) -> UInt64
 
@@ -155,13 +156,11 @@ public final class ImageTable: @unchecked Sendable {
   public func bitmap(entityID: String, sourceVersion: String) -> Bitmap? {
     guard options.protection.allows(format.protectionMode) else { return nil }
     let hash = hashEntityID(entityID)
-    var found = withCurrentFiles {
+    // A reader checks first whether the writer replaced the files (one load of a
+    // word every process only reads until a reset).
+    if options.readOnly, !filesAreCurrent() { return nil }
+    let found = withCurrentFiles {
       $0.lookup(entityID, hash: hash, sourceVersion: sourceVersion, pin: true)
-    }
-    if case .miss = found, options.readOnly, reopenIfSuperseded() {
-      found = withCurrentFiles {
-        $0.lookup(entityID, hash: hash, sourceVersion: sourceVersion, pin: true)
-      }
     }
     switch found {
     case .hit(let bitmap): return bitmap
@@ -180,6 +179,7 @@ public final class ImageTable: @unchecked Sendable {
   public func contains(entityID: String, sourceVersion: String) -> Bool {
     guard options.protection.allows(format.protectionMode) else { return false }
     let hash = hashEntityID(entityID)
+    if options.readOnly, !filesAreCurrent() { return false }
     let found = withCurrentFiles {
       $0.lookup(entityID, hash: hash, sourceVersion: sourceVersion, pin: false)
     }
@@ -187,13 +187,26 @@ public final class ImageTable: @unchecked Sendable {
     return false
   }
 
-  /// For a read-only table: when the writer replaced the files (a reset, a changed
-  /// format, damage), opens the new ones. Returns whether it did.
-  private func reopenIfSuperseded() -> Bool {
+  /// For a read-only table: whether the files hits go to are the table's current ones.
+  /// When the writer replaced them (a reset, a changed format, damage), the new ones
+  /// are opened; until that succeeds, every lookup is a miss (never a stale hit).
+  @inline(__always)
+  private func filesAreCurrent() -> Bool {
     let superseded = withCurrentFiles {
       $0.shared.superseded.pointee.load(ordering: .acquiring) != 0
     }
-    guard superseded else { return false }
+    guard superseded else { return true }
+    // One reopen at a time; the others see the new files when it is done.
+    return reopening.withLock { _ in
+      let stillSuperseded = withCurrentFiles {
+        $0.shared.superseded.pointee.load(ordering: .acquiring) != 0
+      }
+      guard stillSuperseded else { return true }
+      return reopen()
+    }
+  }
+
+  private func reopen() -> Bool {
     var events: [ImageTableEvent] = []
     guard
       let files = try? Self.open(
