@@ -487,6 +487,13 @@ public final class ImageTable: @unchecked Sendable {
     case .success(let header) where header.headerSize != headerSize:
       problem = .unreadableTable(
         format: format.name, reason: "field 'headerSize' is \(header.headerSize), not \(headerSize)")
+    case .success(let header)
+    where header.capacity != format.maximumCount || header.style != format.style
+      || header.width != format.layout.width || header.height != format.layout.height:
+      problem = .unreadableTable(
+        format: format.name,
+        reason: "fields 'capacity', 'style', 'width', 'height' (\(header.capacity), "
+          + "\(header.style.rawValue), \(header.width)x\(header.height)) disagree with its fingerprint")
     case .success(let header):
       if !readOnly { table.setPermissions(permissions) }
       switch openIndex(
@@ -524,7 +531,8 @@ public final class ImageTable: @unchecked Sendable {
     guard index.length >= TableFileLayout.indexHeaderSize,
       index.base.field(0, as: UInt64.self) == TableFileLayout.indexMagic,
       index.base.field(12, as: UInt32.self) == UInt32(TableFileLayout.recordSize),
-      index.base.field(24, as: UInt64.self) == identity
+      index.base.field(24, as: UInt64.self) == identity,
+      index.base.field(32, as: UInt64.self) == TableFileLayout.indexHeaderChecksum(index.base)
     else { return .failure(HeaderProblem("belonged to another table or was damaged")) }
     return .success(index)
   }
@@ -607,6 +615,7 @@ public final class ImageTable: @unchecked Sendable {
     index.base.setField(12, UInt32(TableFileLayout.recordSize))
     index.base.setField(16, UInt64(format.maximumCount))
     index.base.setField(24, identity)
+    index.base.setField(32, TableFileLayout.indexHeaderChecksum(index.base))
     return index
   }
 }

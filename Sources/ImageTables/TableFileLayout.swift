@@ -10,7 +10,9 @@ import Foundation
 ///
 /// Table header: magic `IMGTABLE`, layout version, style, slot width and height,
 /// bytes per row, header size, entry stride, capacity, identity (random, shared with
-/// the index), fingerprint length and the fingerprint text.
+/// the index), fingerprint length, a checksum of all these and the fingerprint (at 60),
+/// and the fingerprint text. Index header: magic `IMGINDEX`, version, record size,
+/// capacity, identity, and a checksum of those (at 32).
 ///
 /// Record i describes entry i. Its `sequence` only grows: 0 never used, 4k committed,
 /// 4k+1 being written, 4k+2 removed (see `SharedFile.swift`); the record checksum covers
@@ -30,6 +32,11 @@ enum TableFileLayout {
   }
 
   static func recordOffset(_ slot: Int) -> Int { indexHeaderSize + slot * recordSize }
+
+  /// The index header's checksum: of its first 32 bytes.
+  static func indexHeaderChecksum(_ base: UnsafeMutableRawPointer) -> UInt64 {
+    Checksum.hash(UnsafeRawBufferPointer(start: base, count: 32))
+  }
 }
 
 /// Reads and writes little-endian fields at byte offsets of a mapped file.
@@ -82,6 +89,16 @@ struct TableHeader: Equatable {
       (base + TableFileLayout.fingerprintOffset).copyMemory(
         from: $0.baseAddress!, byteCount: $0.count)
     }
+    base.setField(60, Self.checksum(base, fingerprintLength: bytes.count))
+  }
+
+  /// The header's own checksum: its fields (bytes 0..<60) and the fingerprint.
+  static func checksum(_ base: UnsafeMutableRawPointer, fingerprintLength: Int) -> UInt32 {
+    let fields = Checksum.hash(UnsafeRawBufferPointer(start: base, count: 60))
+    return UInt32(
+      truncatingIfNeeded: Checksum.hash(
+        UnsafeRawBufferPointer(
+          start: base + TableFileLayout.fingerprintOffset, count: fingerprintLength), seed: fields))
   }
 
   /// Reads a header from the first `length` bytes of a mapped table file. Every number
@@ -99,6 +116,15 @@ struct TableHeader: Equatable {
       return .failure(
         HeaderProblem(
           "layout version \(base.field(8, as: UInt32.self)), this build reads \(version)"))
+    }
+    let storedLength = Int(base.field(56, as: UInt32.self))
+    guard storedLength <= length - TableFileLayout.fingerprintOffset else {
+      return .failure(
+        HeaderProblem(
+          "field 'fingerprintLength' (offset 56) is \(storedLength), past the file's end"))
+    }
+    guard checksum(base, fingerprintLength: storedLength) == base.field(60, as: UInt32.self) else {
+      return .failure(HeaderProblem("the header fails its checksum (field 'checksum', offset 60)"))
     }
     guard let style = PixelStyle(code: base.field(12)) else {
       return .failure(HeaderProblem("field 'style' holds unknown code \(base.field(12, as: UInt32.self))"))
