@@ -42,6 +42,7 @@ try await MainActor.run {
   let thumbnails = CacheThumbnails(cache: cache, entities: entities, format: "photo.thumb")
   let scrubber = PhotoScrubber(dataSource: thumbnails)
   scrubber.bounds = (640, BrowserFrame.scrubberHeight)
+  scrubber.reloadData()
   browser.show()
   for index in 0..<browser.numberOfPhotos {
     browser.jump(to: index)

@@ -16,12 +16,18 @@ public struct BrowseCommand: Command {
       scrubber) over the entries of the family's largest format, in entity order, and \
       draws what they show: the current photo from that format, its caption (the entity \
       id) and counter, and the scrubber strip beneath with thumbnails from the family's \
-      smallest format and the selection larger. Render the family first.
+      smallest format and the selection larger. Render the family first. With --from, \
+      the selection moves from that photo to --index as the scrubber animates it (0.2 s, \
+      ease-out), and the frame shows it --elapsed seconds in.
       """,
     options: [
       .init("family", value: "name", help: "The rendered family (default photo)."),
       .init("index", value: "n", help: "The photo shown, from 0 (default 0)."),
       .init("width", value: "points", help: "The view's width (default 768)."),
+      .init("from", value: "n", help: "The photo selected before; animates from it."),
+      .init(
+        "elapsed", value: "seconds",
+        help: "How far into the selection's animation to draw (default its end, 0.2)."),
       .init("out", value: "file", help: "The picture to write (.png, .jpg or .webp)."),
     ] + CacheOptions.specs
   )
@@ -33,6 +39,10 @@ public struct BrowseCommand: Command {
     let family = arguments.value("family") ?? "photo"
     let width = try arguments.integer("width", in: 160...4096, default: 768)
     let index = try arguments.integer("index", in: 0...Int(Int32.max), default: 0)
+    let previous = try arguments.value("from").map { _ in
+      try arguments.integer("from", in: 0...Int(Int32.max), default: 0)
+    }
+    let elapsed = try Self.seconds(arguments.value("elapsed"))
     let (_, cache) = try CacheOptions.open(arguments, context: context)
     let formats = cache.formatNames(family: family).compactMap { cache.formats[$0] }
       .sorted { $0.pixelWidth * $0.pixelHeight < $1.pixelWidth * $1.pixelHeight }
@@ -49,7 +59,7 @@ public struct BrowseCommand: Command {
       context.console.err("imgtool: family '\(family)' holds no photos; render it first")
       return ExitCode.failure
     }
-    let drawn = try await MainActor.run { () throws -> (Int, Int, String) in
+    let drawn = try await MainActor.run { () throws -> (Int, Int, String, String) in
       let photos = entities.map {
         CachedPhoto(cache: cache, entity: $0, format: screen.name, caption: $0.id)
       }
@@ -58,16 +68,39 @@ public struct BrowseCommand: Command {
       let thumbnails = CacheThumbnails(cache: cache, entities: entities, format: thumb.name)
       let scrubber = PhotoScrubber(dataSource: thumbnails)
       scrubber.bounds = (width, BrowserFrame.scrubberHeight)
-      scrubber.setSelectedPhotoIndex(browser.currentIndex)
+      scrubber.reloadData()
+      scrubber.setSelectedPhotoIndex(previous.map { min($0, entities.count - 1) })
+      let animation = scrubber.setSelectedPhotoIndex(browser.currentIndex, animated: true)
+      let moment = animation.map { animation in
+        let seconds = min(elapsed ?? animation.duration, animation.duration)
+        return BrowserFrame.SelectionMoment(animation: animation, elapsed: seconds)
+      }
       let frame = try BrowserFrame.draw(
-        browser: browser, scrubber: scrubber, width: width, pageHeight: width * 3 / 4)
+        browser: browser, scrubber: scrubber, width: width, pageHeight: width * 3 / 4,
+        selectionAt: moment)
       try frame.write(to: output)
-      return (frame.width, frame.height, entities[browser.currentIndex].id)
+      var motion = ""
+      if let moment, let previous {
+        motion =
+          ", selection moving from photo \(min(previous, entities.count - 1) + 1): "
+          + "\(moment.elapsed) s of \(moment.animation.duration) s, at x \(moment.frame.x)"
+      }
+      return (frame.width, frame.height, entities[browser.currentIndex].id, motion)
     }
     context.console.out(
       "\(output): \(drawn.0)x\(drawn.1), photo \(min(index, entities.count - 1) + 1) of "
-        + "\(entities.count) (\(drawn.2))")
+        + "\(entities.count) (\(drawn.2))\(drawn.3)")
     return ExitCode.success
+  }
+
+  /// `--elapsed` as seconds from 0 (none given: nil).
+  static func seconds(_ text: String?) throws(CommandLineError) -> Double? {
+    guard let text else { return nil }
+    guard let seconds = Double(text), seconds.isFinite, seconds >= 0 else {
+      throw .invalidValue(
+        option: "--elapsed", value: text, reason: "expected seconds from 0, such as 0.05")
+    }
+    return seconds
   }
 }
 

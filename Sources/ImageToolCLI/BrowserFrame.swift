@@ -32,10 +32,28 @@ public enum BrowserFrame {
     (0, pageHeight + captionHeight)
   }
 
+  /// A moment of the selection's animation: where the selection is drawn `elapsed`
+  /// seconds after it began to move.
+  public struct SelectionMoment: Sendable {
+    public let animation: SelectionAnimation
+    public let elapsed: Double
+
+    public init(animation: SelectionAnimation, elapsed: Double) {
+      self.animation = animation
+      self.elapsed = elapsed
+    }
+
+    /// The selection's frame then, on the pixel grid (rounded to the nearest point).
+    public var frame: Frame { animation.frame(atElapsed: elapsed).rounded }
+  }
+
   /// Draws the frame; the scrubber's bounds must be `width` by ``scrubberHeight``.
+  /// The selection is drawn at `moment` of its animation if one is given, else where it
+  /// stands (``PhotoScrubber/selectionFrame``); not at all when it is hidden.
   @MainActor
   public static func draw(
-    browser: PhotoBrowser, scrubber: PhotoScrubber, width: Int, pageHeight: Int
+    browser: PhotoBrowser, scrubber: PhotoScrubber, width: Int, pageHeight: Int,
+    selectionAt moment: SelectionMoment? = nil
   )
     throws -> VipsImage
   {
@@ -71,7 +89,10 @@ public enum BrowserFrame {
     let row = try VipsImage.grid(cells, across: cells.count, spacing: 1, background: strip)
       .embedded(x: 1, y: 1, width: container.width, height: container.height, background: strip)
     frame = try frame.overlaid(with: row, x: origin.x + container.x, y: origin.y + container.y)
-    let selection = scrubber.selectionFrame
+    guard let standing = scrubber.selectionFrame else {
+      return try frame.extractingBands(0, count: 3)
+    }
+    let selection = moment?.frame ?? standing
     let selected = try cell(
       scrubber.selectionThumbnail, width: selection.width, height: selection.height
     ).bordered(width: 1, color: [255, 255, 255, 255])

@@ -4,8 +4,6 @@ import ImageTables
 /// A photo already in memory: always loaded; loading only says so.
 public final class BitmapPhoto: Photo {
   public let caption: String?
-  public let placeholderImage: Bitmap? = nil
-  public let videoURL: URL? = nil
   private let loading = PhotoLoading()
 
   public init(_ bitmap: Bitmap, caption: String? = nil) {
@@ -29,7 +27,7 @@ public enum PhotoError: Error, Sendable, Equatable, CustomStringConvertible {
 
   public var description: String {
     switch self {
-    case .unloaded: "the image was let go"
+    case .unloaded: "unloaded: the image was let go before its load ended"
     case .video(let url): "\(url.absoluteString) is a video: it has no image to load"
     }
   }

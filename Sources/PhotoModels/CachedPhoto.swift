@@ -10,8 +10,7 @@ public final class CachedPhoto: Photo {
   public let format: String
   public let caption: String?
   public let placeholderImage: Bitmap?
-  public let videoURL: URL? = nil
-  private let loading = PhotoLoading()
+  let loading = PhotoLoading()
 
   public init(
     cache: ImageCache, entity: Entity, format: String, caption: String? = nil,
@@ -37,6 +36,6 @@ public final class CachedPhoto: Photo {
     loading.load(owner: self) { try await cache.image(for: entity, format: format) }
   }
 
-  public func unloadUnderlyingImage() { loading.unload() }
+  public func unloadUnderlyingImage() { loading.unload(owner: self) }
   public func events() -> AsyncStream<PhotoEvent> { loading.events() }
 }

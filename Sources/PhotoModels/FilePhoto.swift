@@ -8,10 +8,9 @@ public final class FilePhoto: Photo {
   public let path: String
   public let caption: String?
   public let placeholderImage: Bitmap?
-  public let videoURL: URL? = nil
   private let context: ProcessingContext
   private let pipeline: Pipeline
-  private let loading = PhotoLoading()
+  let loading = PhotoLoading()
 
   /// - Parameters:
   ///   - width, height: the size to draw at, in pixels.
@@ -48,33 +47,34 @@ public final class FilePhoto: Photo {
     }
   }
 
-  public func unloadUnderlyingImage() { loading.unload() }
+  public func unloadUnderlyingImage() { loading.unload(owner: self) }
   public func events() -> AsyncStream<PhotoEvent> { loading.events() }
 }
 
 /// A video: a placeholder and a caption, no image to load.
 public final class VideoPhoto: Photo {
-  public let videoURL: URL?
+  public let url: URL
   public let caption: String?
   public let placeholderImage: Bitmap?
-  private let loading = PhotoLoading()
+  let loading = PhotoLoading()
 
   public init(url: URL, placeholder: Bitmap? = nil, caption: String? = nil) {
-    videoURL = url
+    self.url = url
     self.placeholderImage = placeholder
     self.caption = caption
   }
 
+  public var videoURL: URL? { url }
   public var underlyingImage: Bitmap? { nil }
   public var loadProgress: Double { 0 }
   public var isLoading: Bool { false }
 
   /// Ends at once, unsuccessfully: a video has no underlying image.
   public func loadUnderlyingImage() {
-    let url = videoURL!
+    let url = url
     loading.load(owner: self) { throw PhotoError.video(url) }
   }
 
-  public func unloadUnderlyingImage() { loading.unload() }
+  public func unloadUnderlyingImage() { loading.unload(owner: self) }
   public func events() -> AsyncStream<PhotoEvent> { loading.events() }
 }

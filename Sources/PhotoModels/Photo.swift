@@ -7,18 +7,25 @@ import ImageTables
 /// starts an asynchronous load and, when it ends (with success or failure), delivers
 /// ``PhotoEvent/loadingDidEnd(succeeded:error:)`` on ``events()`` and posts
 /// ``Foundation/Notification/Name/photoLoadingDidEnd`` with the photo as object.
-/// Repeated calls while a load runs start one load.
+/// Repeated calls while a load runs start one load; a call when the image is in memory
+/// ends at once, successfully. A load cut short by `unloadUnderlyingImage()` ends too:
+/// unsuccessfully, with ``PhotoError/unloaded`` as the reason.
+///
+/// `caption`, `placeholderImage` and `videoURL` are optional in the original: they
+/// default to nil here.
 public protocol Photo: AnyObject, Sendable {
   /// The image if it is in memory or in the cache now, else nil.
   var underlyingImage: Bitmap? { get }
   /// Starts loading the image, if it is not loaded or loading.
   func loadUnderlyingImage()
-  /// Lets the image go (a browser calls this for photos outside its window).
+  /// Lets the image go (a browser calls this for photos outside its window); a load
+  /// running now ends, unsuccessfully.
   func unloadUnderlyingImage()
+  /// Shown over the image; nil (the default) for none.
   var caption: String? { get }
-  /// Shown while the image loads.
+  /// Shown while the image loads; nil (the default) for none.
   var placeholderImage: Bitmap? { get }
-  /// Set for a video: it has no underlying image.
+  /// Set for a video: it has no underlying image. Nil by default.
   var videoURL: URL? { get }
   /// 0 to 1 while loading.
   var loadProgress: Double { get }
@@ -27,10 +34,17 @@ public protocol Photo: AnyObject, Sendable {
   func events() -> AsyncStream<PhotoEvent>
 }
 
+extension Photo {
+  public var caption: String? { nil }
+  public var placeholderImage: Bitmap? { nil }
+  public var videoURL: URL? { nil }
+}
+
 /// What happens to a photo.
 public enum PhotoEvent: Sendable, Equatable {
   case progress(Double)
-  /// A load ended; `error` says why it failed.
+  /// A load ended; `error` says why it failed (for a load cut short by an unload,
+  /// ``PhotoError/unloaded``'s description).
   case loadingDidEnd(succeeded: Bool, error: String?)
 }
 

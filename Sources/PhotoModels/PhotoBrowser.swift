@@ -24,7 +24,7 @@ public final class PhotoBrowser {
   public let preloadWindow: Int
   public private(set) var currentIndex: Int
   private var shownIndex: Int? = nil
-  /// The photos this browser asked to load and has not unloaded.
+  /// The photos of the window: asked to load, or found in memory, and not let go since.
   private var loaded: [ObjectIdentifier: any Photo] = [:]
   private var listeners: [ObjectIdentifier: Task<Void, Never>] = [:]
   private var subscribers: [UUID: AsyncStream<PhotoBrowserEvent>.Continuation] = [:]
@@ -75,7 +75,8 @@ public final class PhotoBrowser {
     numberOfPhotos > 1 ? "\(currentIndex + 1) of \(numberOfPhotos)" : nil
   }
 
-  /// Indices of the photos loaded (or loading) now.
+  /// Indices of the photos the browser holds in its window now: loaded, loading, or
+  /// found in memory when the window reached them.
   public var loadedIndices: [Int] {
     photos.indices.filter { loaded[ObjectIdentifier(photos[$0])] != nil }
   }
@@ -118,6 +119,23 @@ public final class PhotoBrowser {
     if shownIndex != nil { showCurrent() }
   }
 
+  /// Lets go of every photo's image but the current one's, for memory pressure
+  /// (IDMPhotoBrowser's `didReceiveMemoryWarning`). IDMPhotoBrowser unloads every photo
+  /// and its page keeps showing the image it holds; a headless browser holds no image,
+  /// so the current photo stays loaded and nothing on screen changes. The neighbours
+  /// load again when the user pages (or on ``show()``).
+  ///
+  /// Photos this browser did not load are unloaded too, as IDMPhotoBrowser does.
+  public func releaseMemory() {
+    let current = currentPhoto.map(ObjectIdentifier.init)
+    for photo in photos where ObjectIdentifier(photo) != current {
+      let id = ObjectIdentifier(photo)
+      listeners.removeValue(forKey: id)?.cancel()
+      loaded[id] = nil
+      photo.unloadUnderlyingImage()
+    }
+  }
+
   /// A new stream of the browser's events, from now on.
   public func events() -> AsyncStream<PhotoBrowserEvent> {
     let (stream, continuation) = AsyncStream<PhotoBrowserEvent>.makeStream()
@@ -136,11 +154,7 @@ public final class PhotoBrowser {
     let window =
       max(0, currentIndex - preloadWindow)...min(photos.count - 1, currentIndex + preloadWindow)
     let keep = Set(window.map { ObjectIdentifier(photos[$0]) })
-    for (id, photo) in loaded where !keep.contains(id) {
-      photo.unloadUnderlyingImage()
-      loaded[id] = nil
-      listeners.removeValue(forKey: id)?.cancel()
-    }
+    for id in loaded.keys where !keep.contains(id) { release(id) }
     // The current photo first, then its neighbours, nearest first.
     var order = [currentIndex]
     for distance in 1...max(1, preloadWindow) where preloadWindow > 0 {
@@ -149,10 +163,13 @@ public final class PhotoBrowser {
     for index in order { load(photos[index]) }
   }
 
+  /// Holds `photo` in the window and, if its image is not in memory, asks it to load
+  /// (IDMPhotoBrowser loads only photos whose `underlyingImage` is nil).
   private func load(_ photo: any Photo) {
     let id = ObjectIdentifier(photo)
     guard loaded[id] == nil else { return }
     loaded[id] = photo
+    guard photo.underlyingImage == nil else { return }
     let stream = photo.events()
     listeners[id] = Task { [weak self] in
       for await event in stream {
@@ -161,6 +178,13 @@ public final class PhotoBrowser {
       }
     }
     photo.loadUnderlyingImage()
+  }
+
+  /// Stops holding `photo` and lets its image go; its listener goes first, so a load
+  /// this cuts short is not reported as the browser's failure.
+  private func release(_ id: ObjectIdentifier) {
+    listeners.removeValue(forKey: id)?.cancel()
+    loaded.removeValue(forKey: id)?.unloadUnderlyingImage()
   }
 
   private func photoDidEnd(_ id: ObjectIdentifier, succeeded: Bool, error: String?) {
@@ -183,11 +207,7 @@ public final class PhotoBrowser {
       photos = fixedPhotos
     }
     let present = Set(photos.map(ObjectIdentifier.init))
-    for (id, photo) in loaded where !present.contains(id) {
-      photo.unloadUnderlyingImage()
-      loaded[id] = nil
-      listeners.removeValue(forKey: id)?.cancel()
-    }
+    for id in loaded.keys where !present.contains(id) { release(id) }
   }
 
   private func clamp(_ index: Int) -> Int {

@@ -4,48 +4,69 @@ import Synchronization
 
 /// The load state every photo shares: one load at a time, its result, its progress,
 /// and the events it sends.
+///
+/// Every load that starts ends exactly once, with an event and the notification: when
+/// its work returns (if it is still the current load) or when an unload cuts it short.
+/// Every decision is taken under one lock, so any thread may load and unload at once.
 final class PhotoLoading: Sendable {
   private struct State {
     var image: Bitmap?
-    var loading = false
+    /// The number of the load running now, if one is.
+    var running: Int?
+    /// Loads started so far (each has its own number).
+    var started = 0
+    /// Loads asked for while the image was in memory: they ended at once.
+    var answeredAtOnce = 0
     var progress = 0.0
-    /// Bumped by unload: a load begun before it is not kept.
-    var generation = 0
     var subscribers: [UUID: AsyncStream<PhotoEvent>.Continuation] = [:]
   }
   private let state = Mutex(State())
 
   var image: Bitmap? { state.withLock { $0.image } }
-  var isLoading: Bool { state.withLock { $0.loading } }
+  var isLoading: Bool { state.withLock { $0.running != nil } }
   var progress: Double { state.withLock { $0.progress } }
+  /// How many loads ever started, and how many calls ended at once (for tests).
+  var counts: (started: Int, answeredAtOnce: Int) {
+    state.withLock { ($0.started, $0.answeredAtOnce) }
+  }
 
-  /// Starts `work` unless a load runs or the image is here; `owner` is the photo posted
-  /// with the notification.
+  /// Starts `work` unless a load runs or the image is here (then the load ends at once,
+  /// successfully); `owner` is the photo posted with the notification.
   func load(owner: any Photo, work: @escaping @Sendable () async throws -> Bitmap) {
-    let generation = state.withLock { state -> Int? in
-      guard !state.loading, state.image == nil else { return nil }
-      state.loading = true
+    enum Start {
+      case alreadyLoaded
+      case alreadyRunning
+      case started(Int)
+    }
+    let start = state.withLock { state -> Start in
+      if state.image != nil {
+        state.answeredAtOnce += 1
+        return .alreadyLoaded
+      }
+      if state.running != nil { return .alreadyRunning }
+      state.started += 1
+      state.running = state.started
       state.progress = 0
-      return state.generation
+      return .started(state.started)
     }
-    guard let generation else {
-      if image != nil { finish(owner: owner, generation: nil, result: .success(image!)) }
-      return
-    }
-    Task { [weak owner] in
-      let result: Result<Bitmap, any Error>
-      do { result = .success(try await work()) } catch { result = .failure(error) }
-      guard let owner else { return }
-      self.finish(owner: owner, generation: generation, result: result)
+    switch start {
+    case .alreadyRunning: return
+    case .alreadyLoaded: announce(owner: owner, succeeded: true, error: nil)
+    case .started(let number):
+      Task { [weak owner] in
+        let result: Result<Bitmap, any Error>
+        do { result = .success(try await work()) } catch { result = .failure(error) }
+        guard let owner else { return }
+        self.finish(number, owner: owner, result: result)
+      }
     }
   }
 
-  /// Keeps the result (if the load is still current) and tells everyone.
-  private func finish(owner: any Photo, generation: Int?, result: Result<Bitmap, any Error>) {
+  /// Keeps the result of load `number` if it is still the current load, and ends it.
+  private func finish(_ number: Int, owner: any Photo, result: Result<Bitmap, any Error>) {
     let current = state.withLock { state -> Bool in
-      guard let generation else { return true }
-      guard generation == state.generation else { return false }
-      state.loading = false
+      guard state.running == number else { return false }
+      state.running = nil
       if case .success(let image) = result {
         state.image = image
         state.progress = 1
@@ -54,21 +75,23 @@ final class PhotoLoading: Sendable {
     }
     guard current else { return }
     switch result {
-    case .success:
-      send(.progress(1))
-      send(.loadingDidEnd(succeeded: true, error: nil))
-    case .failure(let error):
-      send(.loadingDidEnd(succeeded: false, error: "\(error)"))
+    case .success: announce(owner: owner, succeeded: true, error: nil)
+    case .failure(let error): announce(owner: owner, succeeded: false, error: "\(error)")
     }
-    NotificationCenter.default.post(name: .photoLoadingDidEnd, object: owner)
   }
 
-  func unload() {
-    state.withLock { state in
+  /// Lets the image go; a load running now ends, unsuccessfully ("unloaded"), and its
+  /// work's result, when it comes, is dropped.
+  func unload(owner: any Photo) {
+    let cutShort = state.withLock { state -> Bool in
+      let running = state.running != nil
       state.image = nil
-      state.loading = false
+      state.running = nil
       state.progress = 0
-      state.generation += 1
+      return running
+    }
+    if cutShort {
+      announce(owner: owner, succeeded: false, error: PhotoError.unloaded.description)
     }
   }
 
@@ -80,9 +103,18 @@ final class PhotoLoading: Sendable {
     }
   }
 
+  /// Tells subscribers and posts the notification that a load ended.
+  private func announce(owner: any Photo, succeeded: Bool, error: String?) {
+    if succeeded { send(.progress(1)) }
+    send(.loadingDidEnd(succeeded: succeeded, error: error))
+    NotificationCenter.default.post(name: .photoLoadingDidEnd, object: owner)
+  }
+
   func send(_ event: PhotoEvent) {
-    if case .progress(let value) = event { state.withLock { $0.progress = value } }
-    let subscribers = state.withLock { Array($0.subscribers.values) }
+    let subscribers = state.withLock { state in
+      if case .progress(let value) = event { state.progress = value }
+      return Array(state.subscribers.values)
+    }
     for subscriber in subscribers { subscriber.yield(event) }
   }
 

@@ -36,7 +36,7 @@ final class ProbePhoto: Photo, @unchecked Sendable {
 
   func unloadUnderlyingImage() {
     record.withLock { $0.unloads += 1 }
-    loading.unload()
+    loading.unload(owner: self)
   }
 
   func events() -> AsyncStream<PhotoEvent> { loading.events() }
