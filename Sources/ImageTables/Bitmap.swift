@@ -26,14 +26,16 @@ public final class Bitmap: @unchecked Sendable {
   public let entityID: String
   public let sourceVersion: String
   let base: UnsafeRawPointer
-  /// Keeps the bytes alive as long as this view: a table's mapping, or memory of its own.
-  let owner: AnyObject
-  /// The pin this view holds on its table slot (in its process's reader record of the
-  /// table's shared file), released when the view goes.
+  /// Keeps the bytes alive as long as this view when they are memory of its own. A
+  /// table's view holds none: its pin keeps the table's mapping (see
+  /// `TableFiles.keepWhilePinned`), so a hit touches no reference count two threads share.
+  let owner: AnyObject?
+  /// The pin this view holds on its table slot (in its table instance's reader record
+  /// of the shared file), released when the view goes.
   private let pin: UnsafeMutablePointer<Atomic<UInt32>>?
 
   init(
-    base: UnsafeRawPointer, mapping: AnyObject, width: Int, height: Int, bytesPerRow: Int,
+    base: UnsafeRawPointer, mapping: AnyObject?, width: Int, height: Int, bytesPerRow: Int,
     style: PixelStyle, entityID: String, sourceVersion: String,
     pin: UnsafeMutablePointer<Atomic<UInt32>>? = nil
   ) {

@@ -121,6 +121,7 @@ public final class ImageTable: @unchecked Sendable {
       }
       writerLock = try WriterLock(path: lockPath, wait: options.waitForWriter)
     }
+    TableFiles.releaseUnpinnedOrphans()
     var events: [ImageTableEvent] = []
     let files = try Self.open(
       format: format, fingerprint: fingerprint, headerSize: headerSize, paths: Paths(
@@ -132,6 +133,12 @@ public final class ImageTable: @unchecked Sendable {
     current = Atomic(UnsafeRawPointer(Unmanaged.passUnretained(files).toOpaque()))
     openings = Mutex([files])
     events.forEach(options.report)
+  }
+
+  deinit {
+    // Bitmaps hold no reference to their files (a hit touches no shared reference
+    // count): whatever they still view is kept until they go.
+    TableFiles.keepWhilePinned(openings.withLock { $0 })
   }
 
   /// Runs `body` with the files hits go to now, without retaining them (no shared
@@ -254,7 +261,7 @@ public final class ImageTable: @unchecked Sendable {
     // Pinned before it is published, so it can never be evicted under the caller.
     files.pins[reservation.slot].add(1, ordering: .sequentiallyConsistent)
     let bitmap = Bitmap(
-      base: UnsafeRawPointer(canvas.bytes.baseAddress!), mapping: files, width: width,
+      base: UnsafeRawPointer(canvas.bytes.baseAddress!), mapping: nil, width: width,
       height: height, bytesPerRow: layout.bytesPerRow, style: layout.style, entityID: entityID,
       sourceVersion: sourceVersion, pin: files.pins + reservation.slot)
     let hash = hashEntityID(entityID)

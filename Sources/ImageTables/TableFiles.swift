@@ -4,9 +4,10 @@ import Synchronization
 /// One opening of a table's files (`.table`, `.index`, `.shared`) and the reader record
 /// this table instance holds in the shared file; the lock-free hit path.
 ///
-/// Every ``Bitmap`` served from these files keeps this object (so the mappings and the
-/// reader record) alive, and holds one pin in the record until it goes. The protocol
-/// is written at the top of `SharedFile.swift`.
+/// Every ``Bitmap`` served from these files holds one pin in this object's reader
+/// record until it goes; the object (so the mappings and the record) outlives its
+/// table while any pin is held (``keepWhilePinned(_:)``). The protocol is written at
+/// the top of `SharedFile.swift`.
 final class TableFiles: @unchecked Sendable {
   // Safety of @unchecked Sendable: the mappings are fixed for this object's life; the
   // shared words are atomics; `verified` words are atomics private to this process.
@@ -142,7 +143,7 @@ final class TableFiles: @unchecked Sendable {
     guard pin else { return .present }
     return .hit(
       Bitmap(
-        base: UnsafeRawPointer(pixels(slot)), mapping: self, width: width, height: height,
+        base: UnsafeRawPointer(pixels(slot)), mapping: nil, width: width, height: height,
         bytesPerRow: layout.bytesPerRow, style: layout.style, entityID: entityID,
         sourceVersion: sourceVersion, pin: pins + slot))
   }
@@ -163,6 +164,28 @@ final class TableFiles: @unchecked Sendable {
     return string.withUTF8 { utf8 in
       utf8.count == count && (count == 0 || memcmp(utf8.baseAddress!, bytes, count) == 0)
     }
+  }
+
+  /// Whether any Bitmap of these files is alive (a pin in this instance's record).
+  var isPinned: Bool {
+    (0..<capacity).contains { pins[$0].load(ordering: .acquiring) != 0 }
+  }
+
+  /// Openings whose table went while Bitmaps of them lived; each is let go once its
+  /// last Bitmap has gone (checked whenever a table opens or closes).
+  private static let orphans = Mutex<[TableFiles]>([])
+
+  /// Keeps `files` (its mappings and reader record) while a Bitmap of it lives.
+  static func keepWhilePinned(_ files: [TableFiles]) {
+    orphans.withLock { orphans in
+      orphans.append(contentsOf: files)
+      orphans.removeAll { !$0.isPinned }
+    }
+  }
+
+  /// Lets go of orphaned openings none of whose Bitmaps live any more.
+  static func releaseUnpinnedOrphans() {
+    orphans.withLock { orphans in orphans.removeAll { !$0.isPinned } }
   }
 
   /// Slots the files hold now (from their lengths on disk, for any process).
