@@ -18,7 +18,8 @@ import Synchronization
 /// let bitmap = table.bitmap(entityID: "ada.jpg", sourceVersion: "v1")
 /// ```
 public final class ImageTable: @unchecked Sendable {
-  // Safety of @unchecked Sendable: all mutable state is inside `state`'s Mutex.
+  // Safety of @unchecked Sendable: the writer's state is behind `state`'s lock; hits go
+  // through atomics on the shared mappings (the protocol atop SharedFile.swift).
 
   /// How a table is opened.
   public struct Options: Sendable {
@@ -63,13 +64,13 @@ public final class ImageTable: @unchecked Sendable {
   let headerSize: Int
   private let writerLock: WriterLock?
   /// The writer's memory (unused when read-only).
-  private let state: Mutex<TableState>
+  private let state: TableLock<TableState>
   /// The files hits go to now, unretained (every opening stays in `openings`).
   private let current: Atomic<UnsafeRawPointer?>
   /// Every opening of the files, kept for the table's life: a hit may still be using
   /// one it loaded from `current` just before a reset replaced it.
-  private let openings: Mutex<[TableFiles]>
-  private let reopening = Mutex(())
+  private let openings: TableLock<[TableFiles]>
+  private let reopening = TableLock(())
   /// Test hook: how entity ids are hashed (a constant makes every id collide).
   let hashEntityID: @Sendable (String) -> UInt64
 
@@ -129,9 +130,9 @@ public final class ImageTable: @unchecked Sendable {
       readOnly: options.readOnly, events: &events)
     var initial = TableState(files: files)
     if !options.readOnly { initial.scan(format: format, hash: hashEntityID, events: &events) }
-    state = Mutex(initial)
+    state = TableLock(initial)
     current = Atomic(UnsafeRawPointer(Unmanaged.passUnretained(files).toOpaque()))
-    openings = Mutex([files])
+    openings = TableLock([files])
     events.forEach(options.report)
   }
 

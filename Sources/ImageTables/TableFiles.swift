@@ -173,7 +173,7 @@ final class TableFiles: @unchecked Sendable {
 
   /// Openings whose table went while Bitmaps of them lived; each is let go once its
   /// last Bitmap has gone (checked whenever a table opens or closes).
-  private static let orphans = Mutex<[TableFiles]>([])
+  private static let orphans = TableLock<[TableFiles]>([])
 
   /// Keeps `files` (its mappings and reader record) while a Bitmap of it lives.
   static func keepWhilePinned(_ files: [TableFiles]) {
