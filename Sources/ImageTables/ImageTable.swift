@@ -125,7 +125,8 @@ public final class ImageTable: @unchecked Sendable {
     TableFiles.releaseUnpinnedOrphans()
     var events: [ImageTableEvent] = []
     let files = try Self.open(
-      format: format, fingerprint: fingerprint, headerSize: headerSize, paths: Paths(
+      format: format, fingerprint: fingerprint, headerSize: headerSize,
+      paths: Paths(
         table: tablePath, index: indexPath, shared: sharedPath, lock: lockPath),
       readOnly: options.readOnly, events: &events)
     var initial = TableState(files: files)
@@ -152,7 +153,8 @@ public final class ImageTable: @unchecked Sendable {
 
   private func publish(_ files: TableFiles) {
     openings.withLock { $0.append(files) }
-    current.store(UnsafeRawPointer(Unmanaged.passUnretained(files).toOpaque()), ordering: .releasing)
+    current.store(
+      UnsafeRawPointer(Unmanaged.passUnretained(files).toOpaque()), ordering: .releasing)
   }
 
   // MARK: Reading
@@ -494,14 +496,16 @@ public final class ImageTable: @unchecked Sendable {
         format: format.name, changedFields: fingerprint.changedFields(from: stored))
     case .success(let header) where header.headerSize != headerSize:
       problem = .unreadableTable(
-        format: format.name, reason: "field 'headerSize' is \(header.headerSize), not \(headerSize)")
+        format: format.name, reason: "field 'headerSize' is \(header.headerSize), not \(headerSize)"
+      )
     case .success(let header)
     where header.capacity != format.maximumCount || header.style != format.style
       || header.width != format.layout.width || header.height != format.layout.height:
       problem = .unreadableTable(
         format: format.name,
         reason: "fields 'capacity', 'style', 'width', 'height' (\(header.capacity), "
-          + "\(header.style.rawValue), \(header.width)x\(header.height)) disagree with its fingerprint")
+          + "\(header.style.rawValue), \(header.width)x\(header.height)) disagree with its fingerprint"
+      )
     case .success(let header):
       if !readOnly { table.setPermissions(permissions) }
       switch openIndex(
@@ -557,7 +561,9 @@ public final class ImageTable: @unchecked Sendable {
     {
       return shared
     }
-    if !readOnly { return try SharedFile.create(path: path, identity: identity, capacity: capacity) }
+    if !readOnly {
+      return try SharedFile.create(path: path, identity: identity, capacity: capacity)
+    }
     let deadline = Date().addingTimeInterval(10)
     while Date() < deadline {
       if let lock = try? WriterLock(path: lockPath, wait: false) {

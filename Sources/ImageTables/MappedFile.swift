@@ -77,7 +77,8 @@ final class MappedFile: @unchecked Sendable {
     Self.ignoreFileSizeSignal
     let result = posix_fallocate(descriptor, off_t(offset), off_t(count))
     guard result == 0 else {
-      throw .cannotGrow(path: path, bytes: offset + count, reason: String(cString: strerror(result)))
+      throw .cannotGrow(
+        path: path, bytes: offset + count, reason: String(cString: strerror(result)))
     }
   }
 

@@ -322,8 +322,7 @@ final class SharedFile: @unchecked Sendable {
 extension SharedFile {
   /// Fills the buckets of a new shared file from the committed records (for a reader
   /// that made the file while no writer ran); the newest record of an id is found first.
-  func insertCommitted(index: MappedFile, headerSize: Int, format: ImageFormat, table: MappedFile)
-  {
+  func insertCommitted(index: MappedFile, headerSize: Int, format: ImageFormat, table: MappedFile) {
     let layout = format.layout
     let tableSlots = max(0, (table.length - headerSize) / layout.entryStride)
     let indexSlots = max(

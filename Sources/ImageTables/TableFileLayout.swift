@@ -127,16 +127,20 @@ struct TableHeader: Equatable {
       return .failure(HeaderProblem("the header fails its checksum (field 'checksum', offset 60)"))
     }
     guard let style = PixelStyle(code: base.field(12)) else {
-      return .failure(HeaderProblem("field 'style' holds unknown code \(base.field(12, as: UInt32.self))"))
+      return .failure(
+        HeaderProblem("field 'style' holds unknown code \(base.field(12, as: UInt32.self))"))
     }
-    func number<T: FixedWidthInteger>(_ name: String, _ offset: Int, _: T.Type, _ range: ClosedRange<Int>)
+    func number<T: FixedWidthInteger>(
+      _ name: String, _ offset: Int, _: T.Type, _ range: ClosedRange<Int>
+    )
       -> Result<Int, HeaderProblem>
     {
       let raw = base.field(offset, as: T.self)
       guard let value = Int(exactly: raw), range.contains(value) else {
         return .failure(
           HeaderProblem(
-            "field '\(name)' (offset \(offset)) is \(raw), outside \(range.lowerBound)...\(range.upperBound)"))
+            "field '\(name)' (offset \(offset)) is \(raw), outside \(range.lowerBound)...\(range.upperBound)"
+          ))
       }
       return .success(value)
     }

@@ -79,7 +79,8 @@ struct FileSafetyTests {
     }
     table.delete(entityID: "e0")
     let after = (try? writeEntry(table, "after")) != nil ? "written" : "failed"
-    try "written \(written); error: \(failure); all served right: \(allRight); after a delete: \(after)"
+    try
+      "written \(written); error: \(failure); all served right: \(allRight); after a delete: \(after)"
       .write(toFile: folder.path + "/report", atomically: false, encoding: .utf8)
   }
 

@@ -50,7 +50,8 @@ struct ReaderProcessTests {
     for (number, reader) in readers.enumerated() {
       reader.waitUntilExit()
       #expect(reader.terminationStatus == 0)
-      let text = try String(contentsOfFile: folder.path + "/reader-\(number).result", encoding: .utf8)
+      let text = try String(
+        contentsOfFile: folder.path + "/reader-\(number).result", encoding: .utf8)
       let numbers = text.split(separator: " ").compactMap { Int($0) }
       try #require(numbers.count == 4, "reader \(number) wrote '\(text)'")
       totals.hits += numbers[0]
@@ -76,7 +77,8 @@ struct ReaderProcessTests {
     let seconds = environment["IMAGETABLES_CHURN_SECONDS"].flatMap(Double.init) ?? 3
     let table = try ImageTable(
       format: Self.format, directory: folder, options: .init(readOnly: true))
-    _ = FileManager.default.createFile(atPath: folder.path + "/reader-\(number).ready", contents: nil)
+    _ = FileManager.default.createFile(
+      atPath: folder.path + "/reader-\(number).ready", contents: nil)
     var hits = 0
     var wrong = 0
     var changed = 0
