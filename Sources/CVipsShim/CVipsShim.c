@@ -1,4 +1,5 @@
 #include "CVipsShim.h"
+#include <vips/vector.h>
 
 int cvips_init(const char *argv0) { return VIPS_INIT(argv0); }
 
@@ -222,3 +223,7 @@ int cvips_jpegsave(VipsImage *in, const char *filename, int quality) {
 int cvips_webpsave(VipsImage *in, const char *filename, int quality, gboolean lossless) {
   return vips_webpsave(in, filename, "Q", quality, "lossless", lossless, NULL);
 }
+
+void cvips_vector_set_enabled(int enabled) { vips_vector_set_enabled(enabled ? TRUE : FALSE); }
+
+int cvips_vector_isenabled(void) { return vips_vector_isenabled() ? 1 : 0; }

@@ -75,7 +75,8 @@ struct TableBenchmark {
     progress("encoding \(pngFiles) PNG files")
     let pngPaths = try makePNGs(in: folder.appendingPathComponent("png"), generator: &generator)
 
-    progress("timing \(hits) table hits and as many bare mmap lookups, interleaved")
+    progress("timing \(hits) table hits")
+    progress("  interleaved with as many bare mmap lookups")
     var timer = LatencySamples(capacity: hits)
     for _ in 0..<hits {
       let start = LatencySamples.now()

@@ -24,7 +24,7 @@ public enum Vips {
     vips_cache_set_max(0)
     vips_concurrency_set(Int32(max(1, ProcessInfo.processInfo.activeProcessorCount)))
     // liborc's run-time code generation: see `vectorPathEnabledAtStart`.
-    vips_vector_set_enabled(vectorPathEnabledAtStart ? 1 : 0)
+    cvips_vector_set_enabled(vectorPathEnabledAtStart ? 1 : 0)
     WarningLog.install()
     return .success(())
   }()
@@ -39,7 +39,7 @@ public enum Vips {
   /// Whether libvips's vector path (liborc) is on in this process.
   public static var isVectorPathEnabled: Bool {
     try? start()
-    return vips_vector_isenabled() != 0
+    return cvips_vector_isenabled() != 0
   }
 
   /// Starts libvips once per process; safe to call from any thread, any number of times.

@@ -89,4 +89,8 @@ int cvips_pngsave(VipsImage *in, const char *filename, int compression);
 int cvips_jpegsave(VipsImage *in, const char *filename, int quality);
 int cvips_webpsave(VipsImage *in, const char *filename, int quality, gboolean lossless);
 
+/* libvips's vector path (liborc); <vips/vector.h> is not part of <vips/vips.h>. */
+void cvips_vector_set_enabled(int enabled);
+int cvips_vector_isenabled(void);
+
 #endif
