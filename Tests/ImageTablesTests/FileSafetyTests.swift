@@ -100,10 +100,26 @@ struct FileSafetyTests {
       exit(0)
     }
     let folder = try Folder.make()
-    let child = try spawnSelf(
-      filter: "drawingOutsideTheCanvasTraps",
-      environment: [Self.outOfBoundsRole: folder.path, "IMAGETABLES_HOW": how])
+    let child = Process()
+    child.executableURL = URL(fileURLWithPath: CommandLine.arguments[0])
+    child.arguments = [
+      "--testing-library", "swift-testing", "--filter", "drawingOutsideTheCanvasTraps",
+    ]
+    child.environment = ProcessInfo.processInfo.environment.merging([
+      Self.outOfBoundsRole: folder.path, "IMAGETABLES_HOW": how,
+    ]) { $1 }
+    let errors = Pipe()
+    child.standardOutput = FileHandle.nullDevice
+    child.standardError = errors
+    try child.run()
+    let text = String(decoding: errors.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
     child.waitUntilExit()
-    #expect(child.terminationReason == .uncaughtSignal)
+    // It traps (under ThreadSanitizer the trap handler ends with exit code 66 instead).
+    #expect(child.terminationReason == .uncaughtSignal || child.terminationStatus == 66)
+    let expected =
+      how == "set"
+      ? "Precondition failed: (0, 8) is outside the 8x8 canvas"
+      : "Precondition failed: row 8 is outside the canvas's 0..<8"
+    #expect(text.contains(expected), "\(text.prefix(400))")
   }
 }
