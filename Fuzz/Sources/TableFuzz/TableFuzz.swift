@@ -36,3 +36,21 @@ enum Folder {
     return path
   }()
 }
+
+/// SwiftPM links an executable's entry point as `<Target>_main`; here it hands over to
+/// libFuzzer's driver (linked by `-sanitize=fuzzer`).
+@_cdecl("TableFuzz_main")
+public func tableFuzzMain(
+  _ argc: Int32, _ argv: UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>?
+) -> Int32 {
+  var count = argc
+  var arguments = argv
+  return LLVMFuzzerRunDriver(&count, &arguments) { data, size in fuzzOneInput(data, size) }
+}
+
+@_silgen_name("LLVMFuzzerRunDriver")
+func LLVMFuzzerRunDriver(
+  _ argc: UnsafeMutablePointer<Int32>,
+  _ argv: UnsafeMutablePointer<UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>?>,
+  _ callback: @convention(c) (UnsafePointer<UInt8>, Int) -> Int32
+) -> Int32
