@@ -50,19 +50,29 @@ let package = Package(
           .writeToPackageDirectory(reason: "imgtool render writes its tables to the cache folder.")
         ]),
       dependencies: ["imgtool"]),
-    .testTarget(name: "VipsTests", dependencies: ["Vips"]),
-    .testTarget(name: "ImageTablesTests", dependencies: ["ImageTables"]),
+    // The test images every test target uses: kept in Tests/Fixtures, or made there with
+    // libvips at test time (Tests/Fixtures/README.md).
+    .target(
+      name: "TestFixtures", dependencies: ["Vips"], path: "Tests/Fixtures",
+      exclude: ["photos", "bad", "README.md", "CREDITS.md"]),
+    .testTarget(name: "VipsTests", dependencies: ["Vips", "TestFixtures"]),
+    .testTarget(name: "ImageTablesTests", dependencies: ["ImageTables", "TestFixtures"]),
     .testTarget(
       name: "ImageCachingTests",
-      dependencies: ["ImageCaching", "ImageProcessing", "ImageTables", "Vips"]),
+      dependencies: ["ImageCaching", "ImageProcessing", "ImageTables", "Vips", "TestFixtures"]),
     .testTarget(
       name: "PhotoModelsTests",
-      dependencies: ["PhotoModels", "ImageCaching", "ImageProcessing", "ImageTables", "Vips"]),
+      dependencies: [
+        "PhotoModels", "ImageCaching", "ImageProcessing", "ImageTables", "Vips", "TestFixtures",
+      ]),
     .testTarget(
-      name: "ImageProcessingTests", dependencies: ["ImageProcessing", "ImageTables", "Vips"]),
+      name: "ImageProcessingTests",
+      dependencies: ["ImageProcessing", "ImageTables", "Vips", "TestFixtures"]),
     .testTarget(
       name: "ImageToolCLITests",
-      dependencies: ["ImageToolCLI", "ImageTables", "PhotoModels", "Vips", "imgtool", "Gallery"]),
+      dependencies: [
+        "ImageToolCLI", "ImageTables", "PhotoModels", "Vips", "imgtool", "Gallery", "TestFixtures",
+      ]),
   ],
   swiftLanguageModes: [.v6]
 )

@@ -4,7 +4,8 @@
 //
 //   swift run Gallery [PHOTOS_FOLDER] [OUTPUT_FOLDER]
 //
-// Defaults: Examples/Photos and gallery-frames/ in the current folder.
+// Defaults: Examples/Photos, and .build/gallery-frames/ (SwiftPM's build folder, which
+// git ignores), so that a run never writes into the repository itself.
 
 import Foundation
 import ImageCaching
@@ -14,7 +15,7 @@ import PhotoModels
 
 let arguments = CommandLine.arguments.dropFirst()
 let photosFolder = arguments.first ?? "Examples/Photos"
-let outputFolder = URL(fileURLWithPath: arguments.dropFirst().first ?? "gallery-frames")
+let outputFolder = URL(fileURLWithPath: arguments.dropFirst().first ?? ".build/gallery-frames")
 let cacheFolder = FileManager.default.temporaryDirectory
   .appendingPathComponent("imagetool-gallery-\(ProcessInfo.processInfo.processIdentifier)")
 defer { try? FileManager.default.removeItem(at: cacheFolder) }

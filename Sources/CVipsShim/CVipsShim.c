@@ -224,6 +224,10 @@ int cvips_webpsave(VipsImage *in, const char *filename, int quality, gboolean lo
   return vips_webpsave(in, filename, "Q", quality, "lossless", lossless, NULL);
 }
 
+int cvips_image_write_to_file(VipsImage *in, const char *filename_with_options) {
+  return vips_image_write_to_file(in, filename_with_options, NULL);
+}
+
 void cvips_vector_set_enabled(int enabled) { vips_vector_set_enabled(enabled ? TRUE : FALSE); }
 
 int cvips_vector_isenabled(void) { return vips_vector_isenabled() ? 1 : 0; }

@@ -25,6 +25,12 @@ public struct CacheConfiguration: Sendable {
   /// For batch renders: written entries leave this process's memory (see
   /// ``ImageTable/Options/releasesWrittenPages``), so memory stays flat however many.
   public var releasesWrittenPages: Bool
+  /// Open every table for reading only: no lock is taken and nothing is written, so a
+  /// read-only folder (or a folder another process writes) can be read. Every table
+  /// must exist; a fill fails with the table's `readOnly` error.
+  public var readOnly: Bool = false
+  /// When another process is a table's writer, wait for it to finish rather than fail.
+  public var waitForWriter: Bool = false
 
   public init(
     directory: URL, formats: [ImageFormat], device: DeviceClass = .server,

@@ -53,6 +53,7 @@ public final class ImageCache: Sendable {
           format: format, processorIdentifiers: pipeline.identifiers,
           directory: configuration.directory,
           options: .init(
+            readOnly: configuration.readOnly, waitForWriter: configuration.waitForWriter,
             protection: configuration.protection, report: configuration.report,
             releasesWrittenPages: configuration.releasesWrittenPages))
       } catch {

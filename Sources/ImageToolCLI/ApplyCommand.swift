@@ -17,8 +17,11 @@ public struct ApplyCommand: Command {
       what you see is what the cache serves: premultiplied alpha, 555 banding, grey.
       """,
     options: [
-      .init("pipeline", value: "spec", help: "The processors, e.g. \"fill | circle\"."),
-      .init("size", value: "WxH", help: "The format's size in points, e.g. 64x64."),
+      .init(
+        "pipeline", value: "spec", help: "The processors, e.g. \"fill | circle\".",
+        required: true),
+      .init(
+        "size", value: "WxH", help: "The format's size in points, e.g. 64x64.", required: true),
       .init("scale", value: "n", help: "Pixels per point, 1 to 8 (default 1)."),
       .init("style", value: "style", help: "bgra32 (default), bgr32, bgr555 or gray8."),
       .init(
@@ -33,10 +36,10 @@ public struct ApplyCommand: Command {
 
   public func run(_ arguments: ParsedArguments, context: CommandContext) async throws -> Int32 {
     guard let specText = arguments.value("pipeline") else {
-      throw CommandLineError.missingValue(option: "--pipeline", valueName: "spec")
+      throw CommandLineError.missingOption(option: "--pipeline", valueName: "spec")
     }
     guard let sizeText = arguments.value("size") else {
-      throw CommandLineError.missingValue(option: "--size", valueName: "WxH")
+      throw CommandLineError.missingOption(option: "--size", valueName: "WxH")
     }
     let parts = sizeText.lowercased().split(separator: "x").compactMap { Int($0) }
     guard parts.count == 2, parts.allSatisfy({ (1...16_384).contains($0) }) else {

@@ -42,6 +42,9 @@ public enum ArgumentParser {
       }
     }
     if parsed.flag("help") { return parsed }
+    for option in spec.options where option.required && parsed.values[option.name] == nil {
+      throw .missingOption(option: "--\(option.name)", valueName: option.valueName ?? "value")
+    }
     try checkPositionals(parsed.positionals, for: spec)
     return parsed
   }

@@ -28,13 +28,14 @@ public struct BrowseCommand: Command {
       .init(
         "elapsed", value: "seconds",
         help: "How far into the selection's animation to draw (default its end, 0.2)."),
-      .init("out", value: "file", help: "The picture to write (.png, .jpg or .webp)."),
+      .init(
+        "out", value: "file", help: "The picture to write (.png, .jpg or .webp).", required: true),
     ] + CacheOptions.specs
   )
 
   public func run(_ arguments: ParsedArguments, context: CommandContext) async throws -> Int32 {
     guard let output = arguments.value("out") else {
-      throw CommandLineError.missingValue(option: "--out", valueName: "file")
+      throw CommandLineError.missingOption(option: "--out", valueName: "file")
     }
     let family = arguments.value("family") ?? "photo"
     let width = try arguments.integer("width", in: 160...4096, default: 768)
@@ -43,7 +44,28 @@ public struct BrowseCommand: Command {
       try arguments.integer("from", in: 0...Int(Int32.max), default: 0)
     }
     let elapsed = try Self.seconds(arguments.value("elapsed"))
-    let (_, cache) = try CacheOptions.open(arguments, context: context)
+    // Only reads: the family's tables open read-only, with no lock, so a browse works on
+    // a read-only cache and beside a render.
+    let manifest = try CacheOptions.manifest(arguments)
+    let directory = CacheOptions.directory(arguments, manifest: manifest)
+    let familyFormats = manifest.formats(family: family)
+    guard !familyFormats.isEmpty else {
+      throw CommandLineError.invalidValue(
+        option: "--family", value: family,
+        reason: "\(manifest.origin) has the families: \(manifest.families.joined(separator: ", "))")
+    }
+    for format in familyFormats
+    where format.isKept(for: manifest.device)
+      && !FileManager.default.fileExists(
+        atPath: ImageTable.paths(formatName: format.name, directory: directory).table)
+    {
+      context.console.err(
+        "imgtool: family '\(family)' is not rendered in \(directory.path) (no table for "
+          + "'\(format.name)'); run 'imgtool render --family \(family)' first")
+      return ExitCode.failure
+    }
+    let (_, cache) = try CacheOptions.open(
+      arguments, context: context, family: family, readOnly: true)
     let formats = cache.formatNames(family: family).compactMap { cache.formats[$0] }
       .sorted { $0.pixelWidth * $0.pixelHeight < $1.pixelWidth * $1.pixelHeight }
     guard let thumb = formats.first, let screen = formats.last,
@@ -58,6 +80,13 @@ public struct BrowseCommand: Command {
     guard !entities.isEmpty else {
       context.console.err("imgtool: family '\(family)' holds no photos; render it first")
       return ExitCode.failure
+    }
+    guard index < entities.count else {
+      throw CommandLineError.invalidValue(
+        option: "--index", value: String(index),
+        reason:
+          "family '\(family)' holds \(entities.count) photo\(entities.count == 1 ? "" : "s"), "
+          + "so the index is from 0 to \(entities.count - 1)")
     }
     let drawn = try await MainActor.run { () throws -> (Int, Int, String, String) in
       let photos = entities.map {
@@ -88,7 +117,7 @@ public struct BrowseCommand: Command {
       return (frame.width, frame.height, entities[browser.currentIndex].id, motion)
     }
     context.console.out(
-      "\(output): \(drawn.0)x\(drawn.1), photo \(min(index, entities.count - 1) + 1) of "
+      "\(output): \(drawn.0)x\(drawn.1), photo \(index + 1) of "
         + "\(entities.count) (\(drawn.2))\(drawn.3)")
     return ExitCode.success
   }

@@ -23,19 +23,37 @@ enum CacheOptions {
     manifest.cacheDirectory(override: arguments.value("cache"))
   }
 
-  /// The cache the manifest describes; table reports go to standard error.
+  /// The cache folder of a command that takes it as an optional `<cache-dir>` argument
+  /// too (`inspect`, `verify`): that argument, else as ``directory(_:manifest:)`` says.
+  /// Both it and `--cache` at once is an error, not a silent choice.
+  static func folderToRead(_ arguments: ParsedArguments) throws -> URL {
+    if let folder = arguments.positionals.first {
+      if arguments.value("cache") != nil {
+        throw CommandLineError.conflictingOptions("--cache", "<cache-dir>")
+      }
+      return URL(fileURLWithPath: folder)
+    }
+    return directory(arguments, manifest: try manifest(arguments))
+  }
+
+  /// The cache the manifest describes (only `family`'s formats when one is given);
+  /// table reports go to standard error. `readOnly` opens existing tables without a
+  /// lock, for commands that only read; `waitForWriter` waits for another writer.
   static func open(
     _ arguments: ParsedArguments, context: CommandContext, workers: Int? = nil,
-    batch: Bool = false
+    batch: Bool = false, family: String? = nil, readOnly: Bool = false,
+    waitForWriter: Bool = false
   ) throws -> (Manifest, ImageCache) {
     let manifest = try manifest(arguments)
     let console = context.console
-    let cache = try ImageCache(
-      configuration: CacheConfiguration(
-        directory: directory(arguments, manifest: manifest), formats: manifest.formats,
-        device: manifest.device, background: manifest.background, registry: context.registry,
-        workers: workers ?? ProcessInfo.processInfo.activeProcessorCount,
-        report: { console.err("imgtool: \($0)") }, releasesWrittenPages: batch))
-    return (manifest, cache)
+    var configuration = CacheConfiguration(
+      directory: directory(arguments, manifest: manifest),
+      formats: family.map { manifest.formats(family: $0) } ?? manifest.formats,
+      device: manifest.device, background: manifest.background, registry: context.registry,
+      workers: workers ?? ProcessInfo.processInfo.activeProcessorCount,
+      report: { console.err("imgtool: \($0)") }, releasesWrittenPages: batch)
+    configuration.readOnly = readOnly
+    configuration.waitForWriter = waitForWriter
+    return (manifest, try ImageCache(configuration: configuration))
   }
 }

@@ -4,6 +4,10 @@ public enum CommandLineError: Error, Equatable, CustomStringConvertible {
   case missingCommand
   case unknownOption(String, suggestion: String?)
   case missingValue(option: String, valueName: String)
+  case missingOption(option: String, valueName: String)
+  case conflictingOptions(String, String)
+  /// Neither of two options that stand for each other was given.
+  case missingOneOf(String, String)
   case unexpectedValue(option: String)
   case missingArgument(name: String)
   case unexpectedArgument(String)
@@ -19,6 +23,12 @@ public enum CommandLineError: Error, Equatable, CustomStringConvertible {
       "unknown option '\(name)'" + (suggestion.map { "; did you mean '\($0)'?" } ?? "")
     case .missingValue(let option, let valueName):
       "missing value for '\(option) <\(valueName)>'"
+    case .missingOption(let option, let valueName):
+      "missing required option '\(option) <\(valueName)>'"
+    case .conflictingOptions(let first, let second):
+      "'\(first)' and '\(second)' cannot be given together; give one"
+    case .missingOneOf(let first, let second):
+      "missing required option: give '\(first)' or '\(second)'"
     case .unexpectedValue(let option):
       "the flag '\(option)' takes no value"
     case .missingArgument(let name):

@@ -9,16 +9,20 @@ public struct CommandSpec: Sendable {
     public var help: String
     /// Whether the option may be given more than once (all values are kept).
     public var repeats: Bool
+    /// Whether the command cannot run without it: help shows it without brackets, and
+    /// the parser reports it missing before the command runs.
+    public var required: Bool
 
     public init(
       _ name: String, short: Character? = nil, value valueName: String? = nil, help: String,
-      repeats: Bool = false
+      repeats: Bool = false, required: Bool = false
     ) {
       self.name = name
       self.short = short
       self.valueName = valueName
       self.help = help
       self.repeats = repeats
+      self.required = required
     }
 
     var isFlag: Bool { valueName == nil }

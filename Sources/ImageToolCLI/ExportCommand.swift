@@ -1,6 +1,7 @@
 import Foundation
 import ImageCaching
 import ImageTables
+import Vips
 
 /// `imgtool export --format NAME --entity ID OUT.png`: one entry, as an image file.
 public struct ExportCommand: Command {
@@ -9,21 +10,25 @@ public struct ExportCommand: Command {
   public let spec = CommandSpec(
     name: "export",
     abstract: "Write one cached entry to an image file, exactly as the table holds it.",
+    discussion: """
+      PNG and WebP keep the entry's transparency; JPEG has none, so a transparent entry \
+      is flattened onto the manifest's background colour.
+      """,
     options: [
-      .init("format", value: "name", help: "The entry's format."),
+      .init("format", value: "name", help: "The entry's format.", required: true),
       .init(
         "entity", value: "id",
-        help: "The entity id (for a render: the path relative to its folder)."),
+        help: "The entity id (for a render: the path relative to its folder).", required: true),
     ] + CacheOptions.specs,
     arguments: [.init("output", help: "The file to write (.png, .jpg or .webp).")]
   )
 
   public func run(_ arguments: ParsedArguments, context: CommandContext) async throws -> Int32 {
     guard let format = arguments.value("format") else {
-      throw CommandLineError.missingValue(option: "--format", valueName: "name")
+      throw CommandLineError.missingOption(option: "--format", valueName: "name")
     }
     guard let entity = arguments.value("entity") else {
-      throw CommandLineError.missingValue(option: "--entity", valueName: "id")
+      throw CommandLineError.missingOption(option: "--entity", valueName: "id")
     }
     let table = try CacheTables.existing(format: format, arguments)
     guard let entry = table.entries().last(where: { $0.entityID == entity }),
@@ -33,7 +38,13 @@ public struct ExportCommand: Command {
       return ExitCode.failure
     }
     let output = arguments.positionals[0]
-    try bitmap.image().write(to: output)
+    var image = try bitmap.image()
+    if EncodedFormat(path: output) == .jpeg, image.hasAlpha {
+      let background = try CacheOptions.manifest(arguments).background
+      image = try image.flattened(
+        background: [background.red, background.green, background.blue].map(Double.init))
+    }
+    try image.write(to: output)
     context.console.out(
       "\(output): \(bitmap.width)x\(bitmap.height) \(bitmap.style.rawValue), \(format) of \(entity)"
     )
@@ -48,6 +59,7 @@ public struct SheetCommand: Command {
   public let spec = CommandSpec(
     name: "sheet",
     abstract: "Write a contact sheet of a format's entries (or a family's).",
+    discussion: "Give either --format or --family.",
     options: [
       .init("format", value: "name", help: "The format."),
       .init("family", value: "name", help: "Every format of a family instead."),
@@ -57,6 +69,9 @@ public struct SheetCommand: Command {
 
   public func run(_ arguments: ParsedArguments, context: CommandContext) async throws -> Int32 {
     var names: [String] = []
+    if arguments.value("format") != nil, arguments.value("family") != nil {
+      throw CommandLineError.conflictingOptions("--format", "--family")
+    }
     if let format = arguments.value("format") { names = [format] }
     if let family = arguments.value("family") {
       names = try CacheOptions.manifest(arguments).formats(family: family).map(\.name)
@@ -66,7 +81,7 @@ public struct SheetCommand: Command {
       }
     }
     guard !names.isEmpty else {
-      throw CommandLineError.missingValue(option: "--format", valueName: "name")
+      throw CommandLineError.missingOneOf("--format <name>", "--family <name>")
     }
     let tables = try names.map { ($0, try CacheTables.existing(format: $0, arguments)) }
     let output = arguments.positionals[0]

@@ -6,7 +6,11 @@ enum HelpFormatter {
     var parts = ["\(toolName) \(spec.name)"]
     for option in spec.options where option.name != "help" {
       let text = option.isFlag ? "--\(option.name)" : "--\(option.name) <\(option.valueName!)>"
-      parts.append(option.repeats ? "[\(text) ...]" : "[\(text)]")
+      if option.required {
+        parts.append(option.repeats ? "\(text) ..." : text)
+      } else {
+        parts.append(option.repeats ? "[\(text) ...]" : "[\(text)]")
+      }
     }
     for argument in spec.arguments {
       let text = "<\(argument.name)>" + (argument.repeats ? " ..." : "")
@@ -29,7 +33,7 @@ enum HelpFormatter {
     for option in spec.options {
       var names = option.short.map { "-\($0), " } ?? ""
       names += "--\(option.name)" + (option.valueName.map { " <\($0)>" } ?? "")
-      lines.append(row(names, option.help))
+      lines.append(row(names, option.required ? "(required) " + option.help : option.help))
     }
     return lines.joined(separator: "\n")
   }

@@ -74,6 +74,10 @@ public struct ImageTool: Sendable {
         console.out(rootHelp)
         return ExitCode.success
       }
+      if name == "help" {
+        console.out(helpHelp)
+        return ExitCode.success
+      }
       guard let command = command(named: name) else {
         return usageError(.unknownCommand(name, suggestion: suggestion(for: name)), console)
       }
@@ -100,7 +104,7 @@ public struct ImageTool: Sendable {
     } catch let error as CommandLineError {
       return usageError(error, console, spec: command.spec)
     } catch {
-      console.err("Error: \(error)")
+      console.err("imgtool: \(error)")
       return ExitCode.failure
     }
   }
@@ -116,7 +120,7 @@ public struct ImageTool: Sendable {
   private func usageError(_ error: CommandLineError, _ console: Console, spec: CommandSpec? = nil)
     -> Int32
   {
-    console.err("Error: \(error)")
+    console.err("imgtool: \(error)")
     if let spec {
       console.err("Usage: \(HelpFormatter.usage(of: spec))")
       console.err("  See 'imgtool help \(spec.name)' for more.")
@@ -125,6 +129,15 @@ public struct ImageTool: Sendable {
       console.err("  See 'imgtool --help' for the subcommands.")
     }
     return ExitCode.usage
+  }
+
+  var helpHelp: String {
+    [
+      "OVERVIEW: Show help for imgtool or one of its subcommands.", "",
+      "USAGE: imgtool help [<subcommand>]", "", "ARGUMENTS:",
+      HelpFormatter.row("<subcommand>", "The subcommand to explain (default: all of them)."),
+      "", "  'imgtool <subcommand> --help' shows the same.",
+    ].joined(separator: "\n")
   }
 
   var rootHelp: String {
@@ -137,6 +150,7 @@ public struct ImageTool: Sendable {
       HelpFormatter.row("-h, --help", "Show help information."), "", "SUBCOMMANDS:",
     ]
     lines += commands.map { HelpFormatter.row($0.spec.name, $0.spec.abstract) }
+    lines.append(HelpFormatter.row("help", "Show help for imgtool or one of its subcommands."))
     lines += [
       "", "  See 'imgtool help <subcommand>' for detailed help.", "",
       "EXIT STATUS: 0 when everything was done, 1 when some input failed (the rest was",

@@ -102,7 +102,6 @@ public struct InspectCommand: Command {
 
   /// The folder given, else the cache the options and manifest name.
   static func directory(_ arguments: ParsedArguments) throws -> URL {
-    if let folder = arguments.positionals.first { return URL(fileURLWithPath: folder) }
-    return CacheOptions.directory(arguments, manifest: try CacheOptions.manifest(arguments))
+    try CacheOptions.folderToRead(arguments)
   }
 }

@@ -7,27 +7,37 @@ import Vips
 public struct RenderCommand: Command {
   public init() {}
 
-  public let spec = CommandSpec(
-    name: "render",
-    abstract: "Render photos into every format of a family, one decode each.",
-    discussion: """
-      Walks the files and folders given (folders recursively, picking .jpg, .jpeg, .png, \
-      .webp, .gif and .tif files). Each photo's entity id is its path relative to the \
-      folder given, and its source version a hash of its bytes, so entries that are up to \
-      date are skipped (--force redoes them). Each photo is decoded once, at the largest \
-      size the family needs, and every format's pipeline runs on that. A bad photo is \
-      named with its reason and the others go on; the exit status is then 1.
-      """,
-    options: [
-      .init("family", value: "name", help: "The family to render (see 'imgtool manifest')."),
-      .init("force", help: "Redraw entries that are up to date."),
-      .init("jobs", value: "n", help: "Photos at once (default: the number of cores)."),
-      .init("quiet", help: "No progress."),
-      .init("json", help: "Print the summary as one JSON object."),
-      .init("sheet", value: "file", help: "Also write a contact sheet of the family (.png)."),
-    ] + CacheOptions.specs,
-    arguments: [.init("path", help: "Photos, and folders of photos.", repeats: true)]
-  )
+  public var spec: CommandSpec {
+    let suffixes = RenderInputs.imageExtensions.sorted().map { "." + $0 }
+    return CommandSpec(
+      name: "render",
+      abstract: "Render photos into every format of a family, one decode each.",
+      discussion: """
+        Walks the files and folders given (folders recursively, picking the files whose \
+        extension a trusted loader of this libvips declares: \
+        \(suffixes.joined(separator: " "))). Each photo's entity id is its path relative to \
+        the folder given, and its source version a hash of its bytes, so entries that are \
+        up to date are skipped (--force redoes them). Each photo is decoded once, at the \
+        largest size the family needs, and every format's pipeline runs on that. A bad \
+        photo is named with its reason and the others go on; the exit status is then 1. \
+        When every photo is up to date, the cache is only read (no lock, no write). A \
+        format whose maximumCount is too small for the photos evicts the oldest entries; \
+        the summary counts them and names the manifest field to raise.
+        """,
+      options: [
+        .init(
+          "family", value: "name", help: "The family to render (see 'imgtool manifest').",
+          required: true),
+        .init("force", help: "Redraw entries that are up to date."),
+        .init("jobs", value: "n", help: "Photos at once (default: the number of cores)."),
+        .init("wait", help: "If another process is writing the cache, wait for it to finish."),
+        .init("quiet", help: "No progress."),
+        .init("json", help: "Print the summary as one JSON object."),
+        .init("sheet", value: "file", help: "Also write a contact sheet of the family (.png)."),
+      ] + CacheOptions.specs,
+      arguments: [.init("path", help: "Photos, and folders of photos.", repeats: true)]
+    )
+  }
 
   struct Outcome: Sendable {
     var written = 0
@@ -38,29 +48,58 @@ public struct RenderCommand: Command {
   public func run(_ arguments: ParsedArguments, context: CommandContext) async throws -> Int32 {
     let console = context.console
     guard let family = arguments.value("family") else {
-      throw CommandLineError.missingValue(option: "--family", valueName: "name")
+      throw CommandLineError.missingOption(option: "--family", valueName: "name")
     }
     let jobs = try arguments.integer(
       "jobs", in: 1...256, default: ProcessInfo.processInfo.activeProcessorCount)
-    let (manifest, cache) = try CacheOptions.open(
-      arguments, context: context, workers: jobs, batch: true)
-    // Photos run side by side: give each libvips pipeline its share of the cores,
-    // rather than every pipeline a thread per core.
-    Vips.concurrency = max(1, ProcessInfo.processInfo.activeProcessorCount / jobs)
-    let names = cache.formatNames(family: family)
-    guard !names.isEmpty else {
+    let manifest = try CacheOptions.manifest(arguments)
+    guard !manifest.formats(family: family).isEmpty else {
       let families = manifest.families.joined(separator: ", ")
       throw CommandLineError.invalidValue(
         option: "--family", value: family,
         reason: "\(manifest.origin) has the families: \(families)")
     }
     let found = RenderInputs(paths: arguments.positionals)
+    let force = arguments.flag("force")
+    let start = ContinuousClock.now
+    // Nothing to draw needs no writer: look read-only first (no lock, nothing written),
+    // so an up-to-date render works on a read-only cache and beside another writer.
+    if !force, let tables = Self.upToDateTables(found.inputs, family: family, arguments, context) {
+      let summary = Summary(
+        family: family, photos: found.inputs.count + found.problems.count, rendered: 0,
+        upToDate: found.inputs.count, failed: found.problems, entriesWritten: 0,
+        seconds: ProgressReporter.seconds(ContinuousClock.now - start), tables: tables,
+        manifest: manifest.origin)
+      summary.print(to: console, json: arguments.flag("json"))
+      return found.problems.isEmpty ? ExitCode.success : ExitCode.failure
+    }
+    let cache: ImageCache
+    do {
+      // Only the family's tables: a render of one family leaves the others alone.
+      (_, cache) = try CacheOptions.open(
+        arguments, context: context, workers: jobs, batch: true, family: family,
+        waitForWriter: arguments.flag("wait"))
+    } catch CacheError.table(_, .lockedByAnotherWriter(let path)) {
+      console.err(
+        "imgtool: \(path): another process is writing this cache; run again with --wait "
+          + "to wait for it, or render into another --cache")
+      return ExitCode.failure
+    }
+    // Photos run side by side: give each libvips pipeline its share of the cores,
+    // rather than every pipeline a thread per core.
+    Vips.concurrency = max(1, ProcessInfo.processInfo.activeProcessorCount / jobs)
+    let names = cache.formatNames(family: family)
+    // What each table held, to count what this render evicted.
+    let before = Dictionary(
+      uniqueKeysWithValues: names.compactMap { name in
+        cache.table(format: name).map { (name, Set($0.entries().map(\.entityID))) }
+      })
     let progress = ProgressReporter(
       total: found.inputs.count, console: console,
       quiet: arguments.flag("quiet") || arguments.flag("json"))
-    let force = arguments.flag("force")
     var failed = found.problems
     var written = 0
+    var rendered: [String] = []
     var skipped = 0
     await withTaskGroup(of: (RenderInputs.Input, Outcome).self) { group in
       var pending = found.inputs[...]
@@ -83,6 +122,7 @@ public struct RenderCommand: Command {
           progress.finished(input.path, "up to date")
         } else {
           written += outcome.written
+          rendered.append(input.entityID)
           progress.finished(input.path, "written")
         }
         startNext()
@@ -98,16 +138,49 @@ public struct RenderCommand: Command {
         console.err("imgtool: --sheet: the family holds no entries; nothing written to \(sheet)")
       }
     }
-    let summary = Summary(
-      family: family, inputs: found.inputs.count + found.problems.count, written: written,
-      skipped: skipped, failed: failed, seconds: seconds,
-      tables: names.compactMap { name in cache.table(format: name).map { (name, $0.stats) } })
-    if arguments.flag("json") {
-      console.out(summary.json.text)
-    } else {
-      summary.lines.forEach(console.out)
+    let tables = names.compactMap { name -> TableSummary? in
+      guard let table = cache.table(format: name) else { return nil }
+      let held = before[name] ?? []
+      let added = rendered.filter { !held.contains($0) }.count
+      return TableSummary(
+        format: name, stats: table.stats, evicted: max(0, held.count + added - table.stats.entries))
     }
+    let summary = Summary(
+      family: family, photos: found.inputs.count + found.problems.count,
+      rendered: rendered.count, upToDate: skipped, failed: failed, entriesWritten: written,
+      seconds: seconds, tables: tables, manifest: manifest.origin)
+    summary.print(to: console, json: arguments.flag("json"))
     return failed.isEmpty ? ExitCode.success : ExitCode.failure
+  }
+
+  /// The family's tables, read-only, when every input is already in all of them at its
+  /// current version; nil as soon as one is not (or a table is missing or changed).
+  static func upToDateTables(
+    _ inputs: [RenderInputs.Input], family: String, _ arguments: ParsedArguments,
+    _ context: CommandContext
+  ) -> [TableSummary]? {
+    guard
+      let (_, cache) = try? CacheOptions.open(
+        arguments, context: Self.silent(context), family: family, readOnly: true)
+    else { return nil }
+    let names = cache.formatNames(family: family)
+    for input in inputs {
+      guard let bytes = try? [UInt8](Data(contentsOf: URL(fileURLWithPath: input.path))) else {
+        return nil
+      }
+      let entity = Entity(
+        id: input.entityID, sourceVersion: Checksum.hex(bytes), source: .file(input.path))
+      guard names.allSatisfy({ cache.contains(entity, format: $0) }) else { return nil }
+    }
+    return names.compactMap { name in
+      cache.table(format: name).map { TableSummary(format: name, stats: $0.stats, evicted: 0) }
+    }
+  }
+
+  /// The context with table reports dropped: a read-only look that fails is retried
+  /// for writing, which reports what it finds.
+  private static func silent(_ context: CommandContext) -> CommandContext {
+    CommandContext(console: Console(out: { _ in }, err: { _ in }), registry: context.registry)
   }
 
   /// One photo: read once, hashed for its version, skipped if up to date, else filled.
@@ -141,51 +214,99 @@ public struct RenderCommand: Command {
     return text.hasPrefix(path + ": ") ? String(text.dropFirst(path.count + 2)) : text
   }
 
+  /// One table after a render: its size, and the entries this render pushed out.
+  struct TableSummary {
+    var format: String
+    var stats: TableStats
+    var evicted: Int
+  }
+
   struct Summary {
     var family: String
-    var inputs: Int
-    var written: Int
-    var skipped: Int
+    /// Photos given (files found, and paths that could not be used).
+    var photos: Int
+    var rendered: Int
+    var upToDate: Int
     var failed: [(path: String, error: String)]
+    var entriesWritten: Int
     var seconds: Double
-    var tables: [(String, TableStats)]
+    var tables: [TableSummary]
+    /// Where the formats came from, for the eviction warning.
+    var manifest: String
 
-    var rate: Double { seconds > 0 ? Double(inputs - skipped - failed.count) / seconds : 0 }
+    /// Photos rendered per second; nil when none was.
+    var rate: Double? { rendered > 0 && seconds > 0 ? Double(rendered) / seconds : nil }
 
     var lines: [String] {
+      var time = String(format: "in %.2f s", seconds)
+      if let rate { time += String(format: " (%.1f photos/s)", rate) }
       var lines = [
-        "render: family \(family): \(inputs) input\(inputs == 1 ? "" : "s"), \(written) entries "
-          + "written, \(skipped) skipped (up to date), \(failed.count) failed, in "
-          + String(format: "%.2f s (%.1f images/s)", seconds, rate)
+        "render: family \(family): \(count(photos, "photo")): \(rendered) rendered, "
+          + "\(upToDate) up to date, \(failed.count) failed; "
+          + "\(count(entriesWritten, "entry", "entries")) written, \(time)"
       ]
       lines += failed.map { "  failed: \($0.path): \($0.error)" }
-      lines += tables.map { name, stats in
-        "  \(name): \(stats.entries) entries, \(ByteCountText.describe(stats.fileBytes))"
+      lines += tables.map { table in
+        var line =
+          "  \(table.format): \(count(table.stats.entries, "entry", "entries")) of "
+          + "\(table.stats.capacity), \(ByteCountText.describe(table.stats.fileBytes))"
+        if table.evicted > 0 { line += ", \(table.evicted) evicted" }
+        return line
       }
       return lines
     }
 
+    /// One line per format that evicted: the format, the count, and the field to raise.
+    var warnings: [String] {
+      let place =
+        manifest == Manifest.builtIn.origin
+        ? "a manifest (the built-in one is in use; 'imgtool manifest > imgtool.json' starts one)"
+        : manifest
+      return tables.filter { $0.evicted > 0 }.map { table in
+        "imgtool: warning: \(table.format): \(count(table.evicted, "entry", "entries")) "
+          + "evicted: the table keeps at most \(table.stats.capacity); raise maximumCount of "
+          + "format '\(table.format)' (or defaults.maximumCount) in \(place) to keep them all"
+      }
+    }
+
     var json: JSONValue {
       .object([
-        ("family", .string(family)), ("inputs", .integer(inputs)), ("written", .integer(written)),
-        ("skipped", .integer(skipped)),
+        ("family", .string(family)), ("inputs", .integer(photos)),
+        ("rendered", .integer(rendered)), ("skipped", .integer(upToDate)),
+        ("written", .integer(entriesWritten)),
         (
           "failed",
           .array(
             failed.map { .object([("path", .string($0.path)), ("error", .string($0.error))]) })
         ),
-        ("seconds", .number(seconds)), ("imagesPerSecond", .number(rate)),
+        ("seconds", .number(seconds)), ("imagesPerSecond", rate.map(JSONValue.number) ?? .null),
+        ("evicted", .integer(tables.map(\.evicted).reduce(0, +))),
         (
           "tables",
           .array(
-            tables.map { name, stats in
+            tables.map { table in
               .object([
-                ("format", .string(name)), ("entries", .integer(stats.entries)),
-                ("fileBytes", .integer(stats.fileBytes)),
+                ("format", .string(table.format)), ("entries", .integer(table.stats.entries)),
+                ("capacity", .integer(table.stats.capacity)),
+                ("evicted", .integer(table.evicted)),
+                ("fileBytes", .integer(table.stats.fileBytes)),
               ])
             })
         ),
       ])
+    }
+
+    func print(to console: Console, json asJSON: Bool) {
+      warnings.forEach(console.err)
+      if asJSON {
+        console.out(json.text)
+      } else {
+        lines.forEach(console.out)
+      }
+    }
+
+    private func count(_ number: Int, _ one: String, _ many: String? = nil) -> String {
+      "\(number) \(number == 1 ? one : many ?? one + "s")"
     }
   }
 }

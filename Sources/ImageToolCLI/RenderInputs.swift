@@ -1,4 +1,5 @@
 import Foundation
+import Vips
 
 /// The photos a render works on, found in the files and folders given: each with its
 /// entity id, the path relative to the folder it was found in (stable across machines
@@ -9,8 +10,11 @@ struct RenderInputs {
     var entityID: String
   }
 
-  /// Image files a folder's walk picks up; others (a README, .DS_Store) are passed over.
-  static let imageExtensions: Set<String> = ["jpg", "jpeg", "png", "webp", "gif", "tif", "tiff"]
+  /// Image files a folder's walk picks up: every extension a trusted loader of the
+  /// running libvips declares (HEIC and AVIF too when it has libheif); other files (a
+  /// README, .DS_Store) are passed over.
+  static let imageExtensions: Set<String> =
+    (try? Vips.trustedLoaderSuffixes()) ?? ["jpg", "jpeg", "png", "webp", "gif", "tif", "tiff"]
 
   var inputs: [Input] = []
   /// Paths that could not be used, with why.

@@ -61,7 +61,6 @@ public struct VerifyCommand: Command {
 
   /// The folder given, else the cache the options and manifest name.
   static func directory(_ arguments: ParsedArguments) throws -> URL {
-    if let folder = arguments.positionals.first { return URL(fileURLWithPath: folder) }
-    return CacheOptions.directory(arguments, manifest: try CacheOptions.manifest(arguments))
+    try CacheOptions.folderToRead(arguments)
   }
 }

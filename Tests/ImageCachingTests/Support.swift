@@ -1,29 +1,20 @@
 import Foundation
 import ImageTables
 import Synchronization
+import TestFixtures
 import Testing
 
 @testable import ImageCaching
 
+/// This target's short names for the fixtures of `TestFixtures` (Tests/Fixtures).
 enum Photos {
-  static let packageRoot = URL(fileURLWithPath: #filePath)
-    .deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
   static let names = ["astronaut.png", "chelsea.png", "coffee.png", "hubble.jpg", "rocket.jpg"]
 
-  static func bundled(_ name: String) -> String {
-    packageRoot.appendingPathComponent("Examples/Photos/\(name)").path
-  }
+  static func bundled(_ name: String) -> String { Fixtures.photo(name) }
 
-  static func bytes(_ name: String) throws -> [UInt8] {
-    try [UInt8](Data(contentsOf: URL(fileURLWithPath: bundled(name))))
-  }
+  static func bytes(_ name: String) throws -> [UInt8] { try Fixtures.bytes(name) }
 
-  static func temporaryFolder() throws -> URL {
-    let folder = FileManager.default.temporaryDirectory
-      .appendingPathComponent("imagecaching-tests-\(UUID().uuidString)")
-    try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
-    return folder
-  }
+  static func temporaryFolder() throws -> URL { try Fixtures.temporaryFolder() }
 }
 
 /// The avatar family of the built-in manifest, smaller, plus a photo family.
@@ -80,6 +71,57 @@ final class SlowLoader: SourceLoader, Sendable {
     }
     defer { counts.withLock { $0.running -= 1 } }
     try await Task.sleep(for: delay)
+    return try answer(url)
+  }
+}
+
+/// A URL loader that holds every load until ``open()`` is called, so a test can act while
+/// a load is known to be under way without guessing at times.
+final class GatedLoader: SourceLoader, Sendable {
+  let answer: @Sendable (URL) throws -> [UInt8]
+  private let state = Mutex(
+    (
+      isOpen: false, loading: 0, gate: [CheckedContinuation<Void, Never>](),
+      started: [CheckedContinuation<Void, Never>]()
+    ))
+
+  init(answer: @escaping @Sendable (URL) throws -> [UInt8]) { self.answer = answer }
+
+  var isOpen: Bool { state.withLock { $0.isOpen } }
+
+  /// Returns once a load has reached the gate.
+  func waitUntilLoading() async {
+    await withCheckedContinuation { continuation in
+      let now = state.withLock { state -> Bool in
+        if state.loading > 0 { return true }
+        state.started.append(continuation)
+        return false
+      }
+      if now { continuation.resume() }
+    }
+  }
+
+  /// Lets every held load, and every later one, go on.
+  func open() {
+    let waiting = state.withLock { state in
+      state.isOpen = true
+      defer { state.gate = [] }
+      return state.gate
+    }
+    for continuation in waiting { continuation.resume() }
+  }
+
+  func load(_ url: URL) async throws -> [UInt8] {
+    await withCheckedContinuation { continuation in
+      let (pass, started) = state.withLock { state in
+        state.loading += 1
+        defer { state.started = [] }
+        if !state.isOpen { state.gate.append(continuation) }
+        return (state.isOpen, state.started)
+      }
+      for waiter in started { waiter.resume() }
+      if pass { continuation.resume() }
+    }
     return try answer(url)
   }
 }

@@ -1,28 +1,16 @@
 import Foundation
 import ImageTables
+import TestFixtures
 import Testing
 import Vips
 
 @testable import ImageProcessing
 
+/// This target's short names for the fixtures of `TestFixtures` (Tests/Fixtures).
 enum Photos {
-  static let packageRoot = URL(fileURLWithPath: #filePath)
-    .deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
-  static let shared = packageRoot.appendingPathComponent("../shared/fixtures/photos").standardized
-  static var sharedAvailable: Bool { FileManager.default.fileExists(atPath: shared.path) }
+  static func bundled(_ name: String) -> String { Fixtures.photo(name) }
 
-  static func bundled(_ name: String) -> String {
-    packageRoot.appendingPathComponent("Examples/Photos/\(name)").path
-  }
-
-  static func sharedPhoto(_ name: String) -> String { shared.appendingPathComponent(name).path }
-
-  static func temporaryFolder() throws -> URL {
-    let folder = FileManager.default.temporaryDirectory
-      .appendingPathComponent("imageprocessing-tests-\(UUID().uuidString)")
-    try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
-    return folder
-  }
+  static func temporaryFolder() throws -> URL { try Fixtures.temporaryFolder() }
 }
 
 let registry = ProcessorRegistry.withBuiltIns()

@@ -1,17 +1,13 @@
 import Foundation
 import Synchronization
+import TestFixtures
 import Testing
 
 @testable import ImageTables
 
 enum Folder {
   /// A new empty folder for one test's tables.
-  static func make() throws -> URL {
-    let folder = FileManager.default.temporaryDirectory
-      .appendingPathComponent("imagetables-tests-\(UUID().uuidString)")
-    try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
-    return folder
-  }
+  static func make() throws -> URL { try Fixtures.temporaryFolder() }
 }
 
 /// Collects a table's reports.

@@ -59,7 +59,13 @@ struct BrowseCommandTests {
     let cache = try Paths.temporaryFolder().appendingPathComponent("cache").path
     let result = await runTool(["browse", "--cache", cache, "--out", "/tmp/never.png"])
     #expect(result.status == 1)
-    #expect(result.err == ["imgtool: family 'photo' holds no photos; render it first"])
+    #expect(
+      result.err == [
+        "imgtool: family 'photo' is not rendered in \(cache) (no table for 'photo.thumb'); "
+          + "run 'imgtool render --family photo' first"
+      ])
+    // Browsing only reads: it created nothing.
+    #expect(!FileManager.default.fileExists(atPath: cache))
   }
 
   @Test func theGalleryWritesOneFramePerPhoto() throws {

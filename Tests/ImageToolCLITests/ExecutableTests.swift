@@ -1,4 +1,5 @@
 import Foundation
+import TestFixtures
 import Testing
 
 /// `imgtool` run as a user runs it: its own process, real exit statuses, and
@@ -19,7 +20,8 @@ struct ExecutableTests {
   @Test func usageErrorsExit64WithUsage() throws {
     let result = try runExecutable(["inf", "x.jpg"])
     #expect(result.status == 64)
-    #expect(result.err.hasPrefix("Error: unknown subcommand 'inf'; did you mean 'info'?\nUsage:"))
+    #expect(
+      result.err.hasPrefix("imgtool: unknown subcommand 'inf'; did you mean 'info'?\nUsage:"))
     #expect(try runExecutable([]).status == 64)
   }
 
@@ -45,23 +47,20 @@ struct ExecutableTests {
       errors.first?.hasPrefix("imgtool: \(truncated.path): the image data ends early") == true)
   }
 
-  @Test(
-    "every bad fixture: one specific line, no crash",
-    .enabled(if: Paths.sharedAvailable, "../shared/fixtures is absent"))
-  func sharedBadFixtures() throws {
-    let bad = Paths.shared.appendingPathComponent("bad")
-    let names = try FileManager.default.contentsOfDirectory(atPath: bad.path).sorted()
-      .filter { !$0.hasSuffix(".md") }
-    let result = try runExecutable(["info"] + names.map { bad.appendingPathComponent($0).path })
+  @Test("every bad fixture: one specific line, no crash")
+  func badFixtures() throws {
+    let paths = try Fixture.badInputs.map { try $0.path() }
+    let result = try runExecutable(["info"] + paths)
     #expect(result.status == 1)
     #expect(result.out.isEmpty)
     let errors = result.err.split(separator: "\n").map(String.init)
-    #expect(errors.count == names.count, "standard error: \(result.err)")
+    #expect(errors.count == paths.count, "standard error: \(result.err)")
     let expected = [
       "bomb-header-100000x100000.png": "refused before decoding",
       "random-bytes.png": "not an image", "text.jpg": "not an image",
       "truncated.jpg": "ends early (truncated)", "zero-bytes.jpg": "the file is empty",
     ]
+    #expect(Set(expected.keys) == Set(Fixture.badInputs.map(\.name)))
     for (name, words) in expected {
       #expect(errors.contains { $0.contains(name) && $0.contains(words) }, "\(name): \(words)")
     }

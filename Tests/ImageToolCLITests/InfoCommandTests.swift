@@ -70,7 +70,7 @@ struct InfoCommandTests {
     #expect(bad.status == 64)
     #expect(
       bad.err.first
-        == "Error: invalid value 'many' for '--max-pixels': expected a whole number from 1 to 1000000000000"
+        == "imgtool: invalid value 'many' for '--max-pixels': expected a whole number from 1 to 1000000000000"
     )
   }
 

@@ -94,7 +94,7 @@ struct ProcessingCommandTests {
     #expect(badSize.status == 64)
     #expect(
       badSize.err.first
-        == "Error: invalid value '8' for '--size': expected WIDTHxHEIGHT in points, like 64x64")
+        == "imgtool: invalid value '8' for '--size': expected WIDTHxHEIGHT in points, like 64x64")
     let tooBig = await runTool([
       "apply", "--pipeline", "grayscale", "--size", "8x8", Paths.bundled("coffee.png"), output,
     ])

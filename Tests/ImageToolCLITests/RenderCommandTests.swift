@@ -70,8 +70,9 @@ struct RenderCommandTests {
     #expect(first.status == 0)
     #expect(first.err.isEmpty)
     #expect(
-      first.out.first?.hasPrefix("render: family avatar: 5 inputs, 15 entries written, 0 skipped")
-        == true)
+      first.out.first?.hasPrefix(
+        "render: family avatar: 5 photos: 5 rendered, 0 up to date, 0 failed; 15 entries written, in"
+      ) == true, "\(first.out)")
     let again = await runTool([
       "render", "--family", "avatar", "--cache", cache, "--json", photos.path,
     ])
@@ -218,7 +219,8 @@ struct RenderCommandTests {
     #expect(result.status == 64)
     #expect(
       result.err.first
-        == "Error: invalid value 'avatr' for '--family': built-in has the families: avatar, photo")
+        == "imgtool: invalid value 'avatr' for '--family': built-in has the families: avatar, photo"
+    )
   }
 
   /// As a user runs it: defaults found in the current folder.

@@ -1,6 +1,7 @@
 import Foundation
 import ImageToolCLI
 import Synchronization
+import TestFixtures
 
 /// A console that keeps what a command writes, for tests to read.
 final class CapturedConsole: Sendable {
@@ -27,25 +28,15 @@ enum Paths {
   static let packageRoot = URL(fileURLWithPath: #filePath)
     .deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
   static let bundledPhotos = packageRoot.appendingPathComponent("Examples/Photos")
-  static let shared = packageRoot.appendingPathComponent("../shared/fixtures").standardized
-  static var sharedAvailable: Bool {
-    FileManager.default.fileExists(atPath: shared.appendingPathComponent("bad").path)
-  }
 
-  static func bundled(_ name: String) -> String {
-    bundledPhotos.appendingPathComponent(name).path
-  }
+  /// A photo kept in Tests/Fixtures (the same five are in Examples/Photos).
+  static func bundled(_ name: String) -> String { Fixtures.photo(name) }
 
   /// The `imgtool` executable beside the test bundle.
   static let executable = URL(fileURLWithPath: CommandLine.arguments[0])
     .deletingLastPathComponent().appendingPathComponent("imgtool")
 
-  static func temporaryFolder() throws -> URL {
-    let folder = FileManager.default.temporaryDirectory
-      .appendingPathComponent("imgtool-cli-tests-\(UUID().uuidString)")
-    try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
-    return folder
-  }
+  static func temporaryFolder() throws -> URL { try Fixtures.temporaryFolder() }
 }
 
 /// Runs the built `imgtool` executable as a user would, in its own process.

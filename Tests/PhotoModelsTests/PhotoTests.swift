@@ -2,21 +2,17 @@ import Foundation
 import ImageCaching
 import ImageTables
 import Synchronization
+import TestFixtures
 import Testing
 
 @testable import PhotoModels
 
 @Suite("Photos", .timeLimit(.minutes(1)))
 struct PhotoTests {
-  static let root = URL(fileURLWithPath: #filePath)
-    .deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
-  static func bundled(_ name: String) -> String {
-    root.appendingPathComponent("Examples/Photos/\(name)").path
-  }
+  static func bundled(_ name: String) -> String { Fixtures.photo(name) }
 
   static func makeCache(loader: any SourceLoader = FileURLLoader()) throws -> ImageCache {
-    let folder = FileManager.default.temporaryDirectory.appendingPathComponent(
-      "photomodels-\(UUID().uuidString)")
+    let folder = try Fixtures.temporaryFolder()
     let format = try ImageFormat(
       name: "screen", family: "photo", width: 60, height: 40, style: .bgr32, pipeline: "fit")
     return try ImageCache(

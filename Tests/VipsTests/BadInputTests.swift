@@ -1,4 +1,5 @@
 import Foundation
+import TestFixtures
 import Testing
 
 @testable import Vips
@@ -71,7 +72,7 @@ struct BadInputTests {
   }
 
   @Test func limitsAreConfigurable() throws {
-    let path = Fixtures.bundled("rocket.jpg")  // 640x427 = 273,280 pixels
+    let path = Fixtures.photo("rocket.jpg")  // 640x427 = 273,280 pixels
     #expect(failure(path, limits: .init(maxPixels: 273_280)) == nil)
     #expect(
       failure(path, limits: .init(maxPixels: 273_279))
@@ -96,24 +97,25 @@ struct BadInputTests {
     }
   }
 
-  @Test(
-    "every file in ../shared/fixtures/bad gives its own error",
-    .enabled(if: Fixtures.sharedAvailable, "../shared/fixtures is absent"))
-  func sharedBadFiles() {
-    let bad = Fixtures.sharedBad
-    #expect(failure(bad("zero-bytes.jpg")) == .empty(source: bad("zero-bytes.jpg")))
-    #expect(failure(bad("random-bytes.png")) == .notAnImage(source: bad("random-bytes.png")))
-    #expect(failure(bad("text.jpg")) == .notAnImage(source: bad("text.jpg")))
-    if case .truncated = failure(bad("truncated.jpg")) {
+  @Test("every bad fixture gives its own error")
+  func badFixtures() throws {
+    let bad = { (name: String) throws -> String in try Fixtures.path(name) }
+    #expect(try failure(bad("zero-bytes.jpg")) == .empty(source: bad("zero-bytes.jpg")))
+    #expect(try failure(bad("random-bytes.png")) == .notAnImage(source: bad("random-bytes.png")))
+    #expect(try failure(bad("text.jpg")) == .notAnImage(source: bad("text.jpg")))
+    let truncated = try bad("truncated.jpg")
+    if case .truncated(let source, _) = failure(truncated) {
+      #expect(source == truncated)
     } else {
-      Issue.record("truncated.jpg gave \(String(describing: failure(bad("truncated.jpg"))))")
+      Issue.record("truncated.jpg gave \(String(describing: failure(truncated)))")
     }
-    let bomb = bad("bomb-header-100000x100000.png")
+    let bomb = try bad("bomb-header-100000x100000.png")
     #expect(
       failure(bomb, limits: .init(maxDimension: 1_000_000))
         == .tooManyPixels(
           source: bomb, width: 100_000, height: 100_000, pages: 1, limit: 100_000_000))
-    let names = Fixtures.files(in: Fixtures.shared.appendingPathComponent("bad"))
-    #expect(names.allSatisfy { failure($0) != nil })
+    for fixture in Fixture.badInputs {
+      #expect(try failure(fixture.path()) != nil, "\(fixture) was decoded")
+    }
   }
 }

@@ -1,4 +1,5 @@
 import Foundation
+import TestFixtures
 import Testing
 
 @testable import Vips
@@ -9,7 +10,7 @@ struct ConcurrencyTests {
 
   private static func render(_ name: String) throws -> [UInt8] {
     let thumb = try VipsImage.thumbnail(
-      file: Fixtures.bundled(name), width: 72, height: 72, options: .init(crop: .attention))
+      file: Fixtures.photo(name), width: 72, height: 72, options: .init(crop: .attention))
     let disc = try VipsImage.roundedRectangleMask(width: 72, height: 72, radius: 36)
     return try thumb.toSRGB().masked(by: disc).writePixels()
   }

@@ -1,4 +1,5 @@
 import Foundation
+import TestFixtures
 import Testing
 
 @testable import Vips
@@ -24,7 +25,7 @@ struct LeakTests {
   private func measure() throws {
     func workload() throws {
       let photo = try VipsImage.thumbnail(
-        file: Fixtures.bundled("chelsea.png"), width: 96, height: 96,
+        file: Fixtures.photo("chelsea.png"), width: 96, height: 96,
         options: .init(crop: .attention))
       let disc = try VipsImage.roundedRectangleMask(width: 96, height: 96, radius: 48)
       let round = try photo.masked(by: disc).bordered(

@@ -1,4 +1,5 @@
 import Foundation
+import TestFixtures
 import Testing
 
 @testable import Vips
@@ -43,7 +44,7 @@ struct OperationTests {
   }
 
   @Test func resizeScales() throws {
-    let photo = try VipsImage(file: Fixtures.bundled("rocket.jpg"))  // 640x427
+    let photo = try VipsImage(file: Fixtures.photo("rocket.jpg"))  // 640x427
     let half = try photo.resized(scale: 0.5)
     #expect((half.width, half.height) == (320, 214))
     let stretched = try photo.resized(scale: 0.25, verticalScale: 0.5)
@@ -56,7 +57,7 @@ struct OperationTests {
   }
 
   @Test func smartCropKeepsTheSize() throws {
-    let photo = try VipsImage(file: Fixtures.bundled("astronaut.png"))
+    let photo = try VipsImage(file: Fixtures.photo("astronaut.png"))
     let crop = try photo.smartCropped(width: 200, height: 100, interesting: .attention)
     #expect((crop.width, crop.height) == (200, 100))
   }
@@ -94,7 +95,7 @@ struct OperationTests {
     let left = try blurred.pixel(x: 15, y: 16)[0]
     let right = try blurred.pixel(x: 16, y: 16)[0]
     #expect(left > 60 && left < 128 && right > 128 && right < 195)
-    let sharp = try VipsImage(file: Fixtures.bundled("coffee.png")).sharpened()
+    let sharp = try VipsImage(file: Fixtures.photo("coffee.png")).sharpened()
     #expect(sharp.format == .uchar && sharp.bands == 3 && sharp.width == 600)
   }
 
@@ -124,7 +125,7 @@ struct OperationTests {
 
   @Test func maskingSetsAlpha() throws {
     let photo = try VipsImage.thumbnail(
-      file: Fixtures.bundled("chelsea.png"), width: 64, height: 64, options: .init(crop: .centre))
+      file: Fixtures.photo("chelsea.png"), width: 64, height: 64, options: .init(crop: .centre))
     let disc = try VipsImage.roundedRectangleMask(width: 64, height: 64, radius: 32)
     let round = try photo.masked(by: disc)
     #expect(round.bands == 4)
@@ -175,7 +176,7 @@ struct OperationTests {
 
   @Test(arguments: EncodedFormat.allCases)
   func encodesAndDecodesBack(_ format: EncodedFormat) throws {
-    let photo = try VipsImage.thumbnail(file: Fixtures.bundled("coffee.png"), width: 120)
+    let photo = try VipsImage.thumbnail(file: Fixtures.photo("coffee.png"), width: 120)
     let bytes: [UInt8] =
       switch format {
       case .png: try photo.pngData()

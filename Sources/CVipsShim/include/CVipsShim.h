@@ -88,6 +88,9 @@ int cvips_webpsave_buffer(VipsImage *in, void **data, size_t *length, int qualit
 int cvips_pngsave(VipsImage *in, const char *filename, int compression);
 int cvips_jpegsave(VipsImage *in, const char *filename, int quality);
 int cvips_webpsave(VipsImage *in, const char *filename, int quality, gboolean lossless);
+// Any saver, chosen by the file name's extension; saver options in brackets after it
+// ("photo.tif[compression=lzw]"), as libvips parses them.
+int cvips_image_write_to_file(VipsImage *in, const char *filename_with_options);
 
 /* libvips's vector path (liborc); <vips/vector.h> is not part of <vips/vips.h>. */
 void cvips_vector_set_enabled(int enabled);

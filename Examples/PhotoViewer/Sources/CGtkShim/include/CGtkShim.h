@@ -1,0 +1,45 @@
+// What Swift cannot call in GTK and GLib: the signal connection macros (a handler is
+// cast to GCallback whatever its signature), the variadic g_object_set, and the
+// hook that lets GLib's main loop run Swift's main actor. No logic lives here.
+#ifndef CGTK_SHIM_H
+#define CGTK_SHIM_H
+
+#include <gtk/gtk.h>
+
+/// g_signal_connect for a signal whose handler takes only the instance and the user
+/// data (GtkWindow's "close-request").
+typedef gboolean (*ViewerInstanceHandler)(gpointer instance, gpointer data);
+gulong viewer_connect_instance(gpointer instance, const char *signal,
+                               ViewerInstanceHandler handler, gpointer data);
+
+/// GtkEventControllerKey's "key-pressed".
+typedef gboolean (*ViewerKeyHandler)(GtkEventControllerKey *controller, guint keyval,
+                                     guint keycode, GdkModifierType state, gpointer data);
+gulong viewer_connect_key_pressed(GtkEventController *controller, ViewerKeyHandler handler,
+                                  gpointer data);
+
+/// GtkGestureDrag's "drag-begin" (start point) and "drag-update" (offset from it).
+typedef void (*ViewerPointHandler)(GtkGesture *gesture, double x, double y, gpointer data);
+gulong viewer_connect_point(GtkGesture *gesture, const char *signal, ViewerPointHandler handler,
+                            gpointer data);
+
+/// GtkDrawingArea's "resize".
+typedef void (*ViewerResizeHandler)(GtkDrawingArea *area, int width, int height, gpointer data);
+gulong viewer_connect_resize(GtkDrawingArea *area, ViewerResizeHandler handler, gpointer data);
+
+/// GMemoryMonitor's "low-memory-warning" on the default monitor, which lives as long
+/// as the process. Returns FALSE when GIO has no memory monitor here.
+typedef void (*ViewerLowMemoryHandler)(GMemoryMonitor *monitor, GMemoryMonitorWarningLevel level,
+                                       gpointer data);
+gboolean viewer_connect_low_memory(ViewerLowMemoryHandler handler, gpointer data);
+
+/// Asks for the dark variant of the theme (g_object_set is variadic).
+void viewer_prefer_dark_theme(void);
+
+/// Runs Swift's main actor (Dispatch's main queue) from GLib's main loop: a source on
+/// the queue's wake-up descriptor drains the queue whenever work is enqueued, as
+/// Foundation's run loop does. Call once, on the main thread, before the loop runs.
+/// Returns FALSE when Dispatch gives no descriptor.
+gboolean viewer_attach_main_queue(void);
+
+#endif

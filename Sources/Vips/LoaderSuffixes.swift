@@ -1,0 +1,44 @@
+import CVips
+import CVipsShim
+
+extension Vips {
+  /// The file name extensions (lowercase, without the dot) that the loaders of the running
+  /// libvips declare, leaving out the loaders blocked for untrusted input (see
+  /// ``start()``): what a folder of photos may hold, HEIC and AVIF included when libvips
+  /// was built with libheif.
+  ///
+  /// ```swift
+  /// let suffixes = try Vips.trustedLoaderSuffixes()  // ["avif", "gif", "heic", "jpg", ...]
+  /// ```
+  public static func trustedLoaderSuffixes() throws(VipsError) -> Set<String> {
+    try start()
+    return loaderSuffixes
+  }
+
+  private static let loaderSuffixes: Set<String> = {
+    final class Found { var suffixes: Set<String> = [] }
+    let found = Found()
+    let visit: VipsClassMapFn = { objectClass, context in
+      guard let objectClass, let context else { return nil }
+      let found = Unmanaged<Found>.fromOpaque(context).takeUnretainedValue()
+      let foreign = UnsafeMutableRawPointer(objectClass).assumingMemoryBound(
+        to: VipsForeignClass.self)
+      let excluded =
+        VIPS_OPERATION_UNTRUSTED.rawValue | VIPS_OPERATION_BLOCKED.rawValue
+        | VIPS_OPERATION_DEPRECATED.rawValue
+      guard foreign.pointee.parent_class.flags.rawValue & excluded == 0,
+        var suffix = foreign.pointee.suffs
+      else { return nil }
+      while let text = suffix.pointee {
+        found.suffixes.insert(String(String(cString: text).lowercased().drop { $0 == "." }))
+        suffix += 1
+      }
+      return nil
+    }
+    withExtendedLifetime(found) {
+      _ = vips_class_map_all(
+        g_type_from_name("VipsForeignLoad"), visit, Unmanaged.passUnretained(found).toOpaque())
+    }
+    return found.suffixes
+  }()
+}

@@ -1,0 +1,68 @@
+import Foundation
+import Vips
+
+/// Small files made for one test, in a folder it gives: damaged and hostile inputs of a
+/// chosen shape, where the fixtures of ``Fixture/badInputs`` are fixed.
+public enum Generated {
+  /// `chelsea.png` stored turned a quarter anticlockwise, with EXIF orientation 6
+  /// (turn clockwise to show), as a camera held upright would write it.
+  public static func exifRotatedJPEG(in folder: URL) throws -> String {
+    let path = folder.appendingPathComponent("chelsea-exif6.jpg").path
+    try FileManager.default.copyItem(atPath: Fixtures.path("chelsea-exif6.jpg"), toPath: path)
+    return path
+  }
+
+  /// A truncated JPEG: the first 60% of `hubble.jpg`.
+  public static func truncatedJPEG(in folder: URL) throws -> String {
+    let bytes = try Data(contentsOf: URL(fileURLWithPath: Fixtures.photo("hubble.jpg")))
+    let path = folder.appendingPathComponent("truncated.jpg")
+    try bytes.prefix(bytes.count * 6 / 10).write(to: path)
+    return path.path
+  }
+
+  /// A valid PNG of a few bytes whose header claims `width` x `height` RGB pixels.
+  public static func bombPNG(in folder: URL, width: UInt32, height: UInt32) throws -> String {
+    var ihdr: [UInt8] = Array("IHDR".utf8)
+    for value in [width, height] {
+      ihdr += [24, 16, 8, 0].map { UInt8((value >> UInt32($0)) & 0xff) }
+    }
+    ihdr += [8, 2, 0, 0, 0]  // 8 bits, RGB, deflate, no filter, no interlace
+    func chunk(_ body: [UInt8]) -> [UInt8] {
+      let length = UInt32(body.count - 4)
+      let crc = crc32(body)
+      return [24, 16, 8, 0].map { UInt8((length >> UInt32($0)) & 0xff) } + body
+        + [24, 16, 8, 0].map { UInt8((crc >> UInt32($0)) & 0xff) }
+    }
+    // The start of a zlib stream: one stored block of 100 zero bytes, not the last.
+    let idat =
+      Array("IDAT".utf8) + [0x78, 0x01, 0x00, 100, 0, 155, 255] + [UInt8](repeating: 0, count: 100)
+    let png =
+      [137, 80, 78, 71, 13, 10, 26, 10] + chunk(ihdr) + chunk(idat) + chunk(Array("IEND".utf8))
+    let path = folder.appendingPathComponent("bomb-\(width)x\(height).png")
+    try Data(png).write(to: path)
+    return path.path
+  }
+
+  /// A 2x2 binary PPM: only libvips's untrusted `ppmload` reads it.
+  public static func ppm(in folder: URL) throws -> String {
+    let path = folder.appendingPathComponent("tiny.ppm")
+    try Data(Array("P6\n2 2\n255\n".utf8) + [UInt8](repeating: 128, count: 12)).write(to: path)
+    return path.path
+  }
+
+  /// A file holding exactly `bytes`.
+  public static func file(_ name: String, bytes: [UInt8], in folder: URL) throws -> String {
+    let path = folder.appendingPathComponent(name)
+    try Data(bytes).write(to: path)
+    return path.path
+  }
+
+  private static func crc32(_ bytes: [UInt8]) -> UInt32 {
+    var crc: UInt32 = 0xffff_ffff
+    for byte in bytes {
+      crc ^= UInt32(byte)
+      for _ in 0..<8 { crc = (crc >> 1) ^ (crc & 1 == 1 ? 0xedb8_8320 : 0) }
+    }
+    return ~crc
+  }
+}

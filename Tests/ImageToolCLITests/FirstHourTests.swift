@@ -1,0 +1,339 @@
+import Foundation
+import TestFixtures
+import Testing
+import Vips
+
+@testable import ImageTables
+@testable import ImageToolCLI
+
+/// What a newcomer meets in the first hour (issue 12): the render summary, eviction,
+/// the folder walk, required options, help, errors, read-only commands and --wait.
+@Suite("A newcomer's first hour")
+struct FirstHourTests {
+  /// A folder holding copies of the named photo fixtures, and a cache folder beside it.
+  private func photos(_ names: [String]) throws -> (photos: URL, cache: String) {
+    let work = try Fixtures.temporaryFolder()
+    let folder = work.appendingPathComponent("photos")
+    try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+    for name in names {
+      try FileManager.default.copyItem(
+        atPath: Fixtures.path(name), toPath: folder.appendingPathComponent(name).path)
+    }
+    return (folder, work.appendingPathComponent("cache").path)
+  }
+
+  /// A manifest file of one format.
+  private func manifest(
+    _ format: String, background: String = "#ffffff", in folder: URL
+  ) throws -> String {
+    let path = folder.appendingPathComponent("imgtool.json").path
+    try #"{ "background": "\#(background)", "formats": [ \#(format) ] }"#
+      .write(toFile: path, atomically: true, encoding: .utf8)
+    return path
+  }
+
+  private func json(_ lines: [String]) throws -> [String: Any] {
+    try #require(
+      try JSONSerialization.jsonObject(with: Data(lines.joined().utf8)) as? [String: Any])
+  }
+
+  // MARK: The summary
+
+  @Test func theSummaryCountsPhotosAndEntriesWithRightPluralsAndNoRateWhenIdle() async throws {
+    let (folder, cache) = try photos(["chelsea.png"])
+    let first = await runTool(["render", "--family", "avatar", "--cache", cache, folder.path])
+    #expect(first.status == 0)
+    let line = try #require(first.out.first)
+    #expect(
+      line.hasPrefix(
+        "render: family avatar: 1 photo: 1 rendered, 0 up to date, 0 failed; 3 entries written, in "
+      ), "\(line)")
+    #expect(line.hasSuffix(" photos/s)"), "\(line)")
+    #expect(first.out.dropFirst().first?.hasPrefix("  avatar.small: 1 entry of 1000, ") == true)
+    // Everything up to date: nothing rendered, so no rate.
+    let again = await runTool(["render", "--family", "avatar", "--cache", cache, folder.path])
+    let idle = try #require(again.out.first)
+    #expect(
+      idle.hasPrefix(
+        "render: family avatar: 1 photo: 0 rendered, 1 up to date, 0 failed; 0 entries written, in "
+      ), "\(idle)")
+    #expect(!idle.contains("/s"), "\(idle)")
+    let summary = try json(
+      await runTool(["render", "--family", "avatar", "--cache", cache, "--json", folder.path]).out)
+    #expect(summary["rendered"] as? Int == 0 && summary["skipped"] as? Int == 1)
+    #expect(summary["imagesPerSecond"] is NSNull)
+  }
+
+  @Test func evictionIsCountedPerFormatAndWarnedAbout() async throws {
+    let names = ["astronaut.png", "chelsea.png", "coffee.png", "hubble.jpg", "rocket.jpg"]
+    let (folder, cache) = try photos(names)
+    let manifestPath = try manifest(
+      #"{ "name": "tiny", "family": "t", "size": "8x8", "scale": 1, "maximumCount": 2, "pipeline": "fill" }"#,
+      in: folder.deletingLastPathComponent())
+    let result = await runTool([
+      "render", "--family", "t", "--manifest", manifestPath, "--cache", cache, "--jobs", "1",
+      "--json", folder.path,
+    ])
+    #expect(result.status == 0)
+    let summary = try json(result.out)
+    #expect(summary["rendered"] as? Int == 5)
+    #expect(summary["evicted"] as? Int == 3)
+    let tables = try #require(summary["tables"] as? [[String: Any]])
+    #expect(tables.first?["entries"] as? Int == 2)
+    #expect(tables.first?["capacity"] as? Int == 2)
+    #expect(tables.first?["evicted"] as? Int == 3)
+    #expect(
+      result.err == [
+        "imgtool: warning: tiny: 3 entries evicted: the table keeps at most 2; raise "
+          + "maximumCount of format 'tiny' (or defaults.maximumCount) in \(manifestPath) to keep "
+          + "them all"
+      ])
+    // Rendering the same photos again evicts again, and says so again.
+    let text = await runTool([
+      "render", "--family", "t", "--manifest", manifestPath, "--cache", cache, folder.path,
+    ])
+    #expect(
+      text.out.contains { $0.hasPrefix("  tiny: 2 entries of 2, ") && $0.hasSuffix(", 3 evicted") })
+  }
+
+  @Test func withTheBuiltInManifestTheWarningSaysHowToStartOne() {
+    let stats = TableStats(
+      format: "avatar.small", entries: 1000, capacity: 1000, allocatedEntries: 1000,
+      bytesPerEntry: 4096, rawBytesPerEntry: 4096, fileBytes: 4_096_000)
+    let summary = RenderCommand.Summary(
+      family: "avatar", photos: 2016, rendered: 2016, upToDate: 0, failed: [],
+      entriesWritten: 2016, seconds: 10,
+      tables: [.init(format: "avatar.small", stats: stats, evicted: 1016)], manifest: "built-in")
+    #expect(
+      summary.warnings == [
+        "imgtool: warning: avatar.small: 1016 entries evicted: the table keeps at most 1000; "
+          + "raise maximumCount of format 'avatar.small' (or defaults.maximumCount) in a manifest "
+          + "(the built-in one is in use; 'imgtool manifest > imgtool.json' starts one) to keep "
+          + "them all"
+      ])
+    #expect(summary.lines.last == "  avatar.small: 1000 entries of 1000, 3.9 MiB, 1016 evicted")
+  }
+
+  // MARK: The folder walk
+
+  @Test func theFolderWalkTakesEveryTrustedLoaderSuffixHEICAndAVIFIncluded() async throws {
+    let suffixes = try Vips.trustedLoaderSuffixes()
+    #expect(
+      ["jpg", "jpeg", "png", "webp", "gif", "tif", "tiff", "heic", "heif", "avif"]
+        .allSatisfy(suffixes.contains), "\(suffixes.sorted())")
+    // Loaders blocked for untrusted input give no suffix.
+    #expect(!suffixes.contains("ppm") && !suffixes.contains("svg") && !suffixes.contains("pdf"))
+    let (folder, cache) = try photos(["chelsea.heic", "chelsea.avif", "chelsea.gif"])
+    try Data("notes".utf8).write(to: folder.appendingPathComponent("README.md"))
+    let result = await runTool([
+      "render", "--family", "avatar", "--cache", cache, "--json", folder.path,
+    ])
+    #expect(result.status == 0, "\(result.err)")
+    #expect(try json(result.out)["rendered"] as? Int == 3)
+    let table = try ImageTable(existingTableAt: cache + "/avatar.small.table")
+    #expect(
+      Set(table.entries().map(\.entityID)) == ["chelsea.avif", "chelsea.gif", "chelsea.heic"])
+  }
+
+  // MARK: Options, help and errors
+
+  @Test func requiredOptionsAreShownAndReportedAsRequired() async throws {
+    let missing = await runTool(["render", "Examples/Photos"])
+    #expect(missing.status == 64)
+    #expect(missing.err.first == "imgtool: missing required option '--family <name>'")
+    let help = await runTool(["help", "render"])
+    let usage = try #require(
+      help.out.first?.split(separator: "\n").first { $0.hasPrefix("USAGE:") })
+    #expect(usage.hasPrefix("USAGE: imgtool render --family <name> [--force]"), "\(usage)")
+    #expect(help.out.joined().contains("(required) The family to render"))
+    for (command, option) in [
+      ("export", "--format <name>"), ("browse", "--out <file>"), ("apply", "--pipeline <spec>"),
+    ] {
+      let text = await runTool(["help", command]).out.joined()
+      #expect(text.contains(" \(option) ") && !text.contains("[\(option)]"), "\(command)")
+    }
+  }
+
+  @Test func helpHelpWorks() async {
+    let result = await runTool(["help", "help"])
+    #expect(result.status == 0)
+    #expect(result.out.joined().contains("USAGE: imgtool help [<subcommand>]"))
+    #expect(await runTool(["--help"]).out.joined().contains("\n  help "))
+  }
+
+  @Test func everyErrorHasTheSamePrefix() async throws {
+    let folder = try Fixtures.temporaryFolder()
+    let failures = [
+      await runTool(["inf"]), await runTool(["render"]),
+      await runTool(["info", folder.appendingPathComponent("none.jpg").path]),
+      await runTool(["apply", "--pipeline", "fil", "--size", "8x8", "a.png", "b.png"]),
+      await runTool(["manifest", "--check", folder.appendingPathComponent("none.json").path]),
+    ]
+    for failure in failures {
+      #expect(failure.status != 0)
+      let first = try #require(failure.err.first)
+      #expect(first.hasPrefix("imgtool: "), "\(failure.err)")
+      #expect(!failure.err.contains { $0.hasPrefix("Error") }, "\(failure.err)")
+    }
+  }
+
+  @Test func sheetRefusesAFormatAndAFamilyTogether() async {
+    let result = await runTool([
+      "sheet", "--format", "avatar.small", "--family", "photo", "/tmp/never.png",
+    ])
+    #expect(result.status == 64)
+    #expect(
+      result.err.first == "imgtool: '--format' and '--family' cannot be given together; give one")
+    let neither = await runTool(["sheet", "/tmp/never.png"])
+    #expect(neither.status == 64)
+    #expect(
+      neither.err.first
+        == "imgtool: missing required option: give '--format <name>' or '--family <name>'")
+  }
+
+  @Test func aCacheFolderGivenTwiceIsAnError() async {
+    for command in ["inspect", "verify"] {
+      let result = await runTool([command, "--cache", "/tmp/a", "/tmp/b"])
+      #expect(result.status == 64)
+      #expect(
+        result.err.first
+          == "imgtool: '--cache' and '<cache-dir>' cannot be given together; give one", "\(command)"
+      )
+    }
+  }
+
+  @Test func browsingPastTheLastPhotoIsAnError() async throws {
+    let (folder, cache) = try photos(["chelsea.png", "coffee.png", "rocket.jpg"])
+    #expect(
+      await runTool(["render", "--family", "photo", "--cache", cache, folder.path]).status == 0)
+    let output = folder.appendingPathComponent("frame.png").path
+    let result = await runTool(["browse", "--cache", cache, "--index", "9", "--out", output])
+    #expect(result.status == 64)
+    #expect(
+      result.err.first
+        == "imgtool: invalid value '9' for '--index': family 'photo' holds 3 photos, so the "
+        + "index is from 0 to 2")
+    #expect(!FileManager.default.fileExists(atPath: output))
+    let last = await runTool(["browse", "--cache", cache, "--index", "2", "--out", output])
+    #expect(last.status == 0)
+    #expect(last.out.first?.contains("photo 3 of 3 (rocket.jpg)") == true, "\(last.out)")
+  }
+
+  @Test func manifestCheckValidatesEveryPipeline() async throws {
+    let folder = try Fixtures.temporaryFolder()
+    let bad = try manifest(
+      #"{ "name": "disc", "family": "d", "size": "8x8", "pipeline": "fill | circel" }"#,
+      in: folder)
+    // Printing it does not build the pipelines; checking does.
+    #expect(await runTool(["manifest", "--manifest", bad]).status == 0)
+    let checked = await runTool(["manifest", "--check", bad])
+    #expect(checked.status == 1)
+    #expect(checked.err.count == 1)
+    #expect(checked.err.first?.hasPrefix("imgtool: \(bad): format 'disc': pipeline: ") == true)
+    #expect(checked.err.first?.contains("'circle'") == true, "\(checked.err)")
+    let good = try manifest(
+      #"{ "name": "disc", "family": "d", "size": "8x8", "pipeline": "fill | circle" }"#,
+      in: folder)
+    let valid = await runTool(["manifest", "--check", good])
+    #expect(valid.status == 0)
+    #expect(valid.out == ["\(good): valid: 1 format in 1 family, every pipeline builds"])
+    let both = await runTool(["manifest", "--check", good, "--manifest", good])
+    #expect(both.status == 64)
+  }
+
+  @Test func exportToJPEGFlattensOntoTheManifestBackground() async throws {
+    let (folder, cache) = try photos(["chelsea.png"])
+    let manifestPath = try manifest(
+      #"{ "name": "disc", "family": "d", "size": "32x32", "scale": 1, "style": "bgra32", "pipeline": "fill | circle" }"#,
+      background: "#00ff00", in: folder.deletingLastPathComponent())
+    let options = ["--manifest", manifestPath, "--cache", cache]
+    #expect(await runTool(["render", "--family", "d"] + options + [folder.path]).status == 0)
+    let jpeg = folder.appendingPathComponent("disc.jpg").path
+    let png = folder.appendingPathComponent("disc.png").path
+    for output in [jpeg, png] {
+      let result = await runTool(
+        ["export", "--format", "disc", "--entity", "chelsea.png"] + options + [output])
+      #expect(result.status == 0, "\(result.err)")
+    }
+    // The corner is transparent in the table: green in the JPEG, not black.
+    let corner = try VipsImage(file: jpeg).pixel(x: 0, y: 0)
+    #expect(corner[0] < 40 && corner[1] > 215 && corner[2] < 40, "\(corner)")
+    #expect(try VipsImage(file: png).pixel(x: 0, y: 0)[3] == 0)
+    // The middle is the cat, in both.
+    let middle = try VipsImage(file: jpeg).pixel(x: 16, y: 16)
+    let original = try VipsImage(file: png).pixel(x: 16, y: 16)
+    #expect(zip(middle, original).allSatisfy { abs($0 - $1) < 24 }, "\(middle) \(original)")
+  }
+
+  // MARK: Readers and writers
+
+  @Test func commandsThatOnlyReadNeedNoLock() async throws {
+    let (folder, cache) = try photos(["chelsea.png", "coffee.png"])
+    #expect(
+      await runTool(["render", "--family", "photo", "--cache", cache, folder.path]).status == 0)
+    // A render of one family leaves the others' tables alone (none is made).
+    #expect(!FileManager.default.fileExists(atPath: cache + "/avatar.small.table"))
+    let tableFile = cache + "/photo.thumb.table"
+    let written = try FileManager.default.attributesOfItem(atPath: tableFile)[.modificationDate]
+    // Another writer holds the family's tables.
+    let locks = try ["photo.thumb", "photo.screen"].map { try WriterLockHolder(cache, $0) }
+    do {
+      let upToDate = await runTool(["render", "--family", "photo", "--cache", cache, folder.path])
+      #expect(upToDate.status == 0, "\(upToDate.err)")
+      #expect(upToDate.out.first?.contains("0 rendered, 2 up to date") == true)
+      let frame = folder.appendingPathComponent("frame.png").path
+      let browse = await runTool(["browse", "--cache", cache, "--out", frame])
+      #expect(browse.status == 0, "\(browse.err)")
+      // Something to write needs the lock: refused at once, saying how to wait.
+      let forced = await runTool([
+        "render", "--family", "photo", "--cache", cache, "--force", folder.path,
+      ])
+      #expect(forced.status == 1)
+      #expect(
+        forced.err.first?.hasSuffix(
+          "another process is writing this cache; run again with --wait to wait for it, or "
+            + "render into another --cache") == true, "\(forced.err)")
+      let after = try FileManager.default.attributesOfItem(atPath: tableFile)[.modificationDate]
+      #expect(after as? Date == written as? Date)
+    }
+    withExtendedLifetime(locks) {}
+  }
+
+  @Test func renderWaitWaitsForTheOtherWriter() async throws {
+    let (folder, cache) = try photos(["chelsea.png"])
+    var writer: WriterLockHolder? = try WriterLockHolder(cache, "avatar.small")
+    let process = Process()
+    process.executableURL = Paths.executable
+    process.arguments = ["render", "--family", "avatar", "--cache", cache, "--wait", folder.path]
+    process.standardOutput = FileHandle.nullDevice
+    process.standardError = FileHandle.nullDevice
+    try process.run()
+    // Still waiting while the other writer holds the table (a second is plenty to fail).
+    try await Task.sleep(for: .seconds(1))
+    #expect(process.isRunning)
+    #expect(writer != nil)
+    writer = nil
+    process.waitUntilExit()
+    #expect(process.terminationStatus == 0)
+    let table = try ImageTable(existingTableAt: cache + "/avatar.small.table")
+    #expect(table.entries().map(\.entityID) == ["chelsea.png"])
+  }
+}
+
+/// Holds a table's writer lock as another writer would: `flock` on its `.lock` file.
+final class WriterLockHolder {
+  private let descriptor: Int32
+
+  init(_ cache: String, _ format: String) throws {
+    try FileManager.default.createDirectory(atPath: cache, withIntermediateDirectories: true)
+    descriptor = open(cache + "/\(format).lock", O_RDWR | O_CREAT, 0o644)
+    guard descriptor >= 0, flock(descriptor, LOCK_EX | LOCK_NB) == 0 else {
+      throw CocoaError(.fileLocking)
+    }
+  }
+
+  deinit {
+    flock(descriptor, LOCK_UN)
+    close(descriptor)
+  }
+}
