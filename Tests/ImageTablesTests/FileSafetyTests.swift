@@ -108,12 +108,17 @@ struct FileSafetyTests {
     child.environment = ProcessInfo.processInfo.environment.merging([
       Self.outOfBoundsRole: folder.path, "IMAGETABLES_HOW": how,
     ]) { $1 }
-    let errors = Pipe()
+    // Into a file, not a pipe: children other tests start at the same time inherit a
+    // pipe's write end, and its end of file would wait for them.
+    let errorsPath = folder.appendingPathComponent("stderr").path
+    _ = FileManager.default.createFile(atPath: errorsPath, contents: nil)
+    let errors = try FileHandle(forWritingTo: URL(fileURLWithPath: errorsPath))
     child.standardOutput = FileHandle.nullDevice
     child.standardError = errors
     try child.run()
-    let text = String(decoding: errors.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
     child.waitUntilExit()
+    try errors.close()
+    let text = try String(contentsOfFile: errorsPath, encoding: .utf8)
     // It traps (under ThreadSanitizer the trap handler ends with exit code 66 instead).
     #expect(child.terminationReason == .uncaughtSignal || child.terminationStatus == 66)
     let expected =
