@@ -31,8 +31,9 @@ public enum Vips {
 
   /// Whether libvips's vector path (liborc, which compiles code at run time) is on.
   /// Off unless `IMGTOOL_VIPS_VECTOR=1` is set: 1 `swift test` run in 16 died with a
-  /// SIGSEGV inside liborc on a worker thread, and `Scripts/measure-orc` found renders
-  /// no slower without it (see the README's "Tables you can trust" section).
+  /// SIGSEGV inside liborc on a worker thread. `Scripts/measure-orc` measured renders
+  /// of the 24 fixture photos 1.13x slower without it (medians of five alternating
+  /// runs on a shared 2-core machine); a crash that ends a batch costs more than that.
   static let vectorPathEnabledAtStart =
     ProcessInfo.processInfo.environment["IMGTOOL_VIPS_VECTOR"] == "1"
 
