@@ -28,7 +28,8 @@ public enum CacheError: Error, Sendable, Equatable, CustomStringConvertible {
     switch self {
     case .unknownFormat(let name): "no format named '\(name)'"
     case .unknownFamily(let name): "no family named '\(name)'"
-    case .duplicateFormat(let name): "two formats are named '\(name)'"
+    case .duplicateFormat(let name):
+      "two formats are named '\(name)': rename one (names are unique whichever devices each is for)"
     case .formatNotKept(let format, let device):
       "format '\(format)' is not kept for the device class '\(device)'"
     case .invalidPipeline(let format, let error): "format '\(format)': pipeline: \(error)"

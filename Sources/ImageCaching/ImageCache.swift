@@ -38,8 +38,12 @@ public final class ImageCache: Sendable {
     var formats: [String: ImageFormat] = [:]
     var tables: [String: ImageTable] = [:]
     var pipelines: [String: Pipeline] = [:]
+    // Names are unique across every device, not only among the formats kept here.
+    var names: Set<String> = []
+    for format in configuration.formats where !names.insert(format.name).inserted {
+      throw .duplicateFormat(format.name)
+    }
     for format in configuration.formats {
-      guard formats[format.name] == nil else { throw .duplicateFormat(format.name) }
       guard format.isKept(for: configuration.device) else { continue }
       let pipeline: Pipeline
       do {
@@ -269,13 +273,16 @@ public final class ImageCache: Sendable {
     Bitmap]
   {
     let decoded = try await decode(entity, covering: names)
+    // What a processor learns about the decoded image (where attention or faces are)
+    // serves every format of this fill.
+    let memo = ProcessingMemo()
     var rasters: [(String, Rasterizer)] = []
     for name in names {
       guard let format = formats[name], let pipeline = pipelines[name] else {
         throw .unknownFormat(name)
       }
       let context = ProcessingContext(
-        format: format, entityID: entity.id, background: configuration.background)
+        format: format, entityID: entity.id, background: configuration.background, memo: memo)
       do {
         let processed = try pipeline.process(decoded, context: context)
         rasters.append(

@@ -16,8 +16,8 @@ public enum PluginError: Error, Sendable, Equatable, CustomStringConvertible {
       "plugin \(path): it does not export '\(symbol)'; is it an imgtool plugin? "
         + "(see Examples/CustomProcessor)"
     case .abiMismatch(let path, let plugin, let host):
-      "plugin \(path): built for plugin interface version \(plugin), this imgtool speaks "
-        + "version \(host); rebuild the plugin against this imgtool's ImageToolPlugin.h"
+      "plugin \(path): built for plugin interface version \(plugin), this imgtool loads "
+        + "versions \(PluginLoader.supportedABIVersions.lowerBound) to \(host); rebuild the plugin against this imgtool's ImageToolPlugin.h"
     case .registrationFailed(let path, let message):
       "plugin \(path): \(message)"
     }

@@ -8,8 +8,10 @@ import ImageToolPluginABI
 /// let names = try PluginLoader.load(path: "libSepiaPlugin.so", into: registry)
 /// ```
 public enum PluginLoader {
-  /// The interface version this build speaks.
+  /// The newest interface version this build speaks.
   public static let abiVersion = UInt32(IMAGETOOL_PLUGIN_ABI_VERSION)
+  /// Every version this build loads: plugins built for an older one still load.
+  public static let supportedABIVersions = UInt32(IMAGETOOL_PLUGIN_ABI_VERSION_1)...abiVersion
   static let versionSymbol = "imagetool_plugin_abi_version"
   static let registerSymbol = "imagetool_plugin_register"
 
@@ -20,6 +22,31 @@ public enum PluginLoader {
     -> [String]
   {
     guard FileManager.default.fileExists(atPath: path) else { throw .fileNotFound(path: path) }
+    let names = try loadLibrary(path: path, into: registry)
+    registry.loadedPlugins.withLock { $0[resolvedPath(path)] = names }
+    return names
+  }
+
+  /// Loads the library at `path` unless this registry already has it (the same file,
+  /// by any path, loaded with `load` or `loadOnce`); returns the names it registered.
+  /// A manifest's plugins load this way, so naming one with `--plugin` too is no error.
+  @discardableResult
+  public static func loadOnce(path: String, into registry: ProcessorRegistry) throws(PluginError)
+    -> [String]
+  {
+    guard FileManager.default.fileExists(atPath: path) else { throw .fileNotFound(path: path) }
+    if let names = registry.loadedPlugins.withLock({ $0[resolvedPath(path)] }) { return names }
+    return try load(path: path, into: registry)
+  }
+
+  /// The file's absolute path with symbolic links resolved: one name per library.
+  static func resolvedPath(_ path: String) -> String {
+    URL(fileURLWithPath: path).standardizedFileURL.resolvingSymlinksInPath().path
+  }
+
+  static func loadLibrary(path: String, into registry: ProcessorRegistry) throws(PluginError)
+    -> [String]
+  {
     // A path with a slash, so dlopen does not search the library path for a bare name.
     let resolved = path.contains("/") ? path : "./" + path
     guard let library = dlopen(resolved, RTLD_NOW | RTLD_LOCAL) else {
@@ -51,14 +78,16 @@ public enum PluginLoader {
     into registry: ProcessorRegistry
   ) throws(PluginError) -> [String] {
     let pluginVersion = version()
-    guard pluginVersion == abiVersion else {
+    guard supportedABIVersions.contains(pluginVersion) else {
       throw .abiMismatch(path: path, plugin: pluginVersion, host: abiVersion)
     }
     let session = RegistrationSession(registry: registry)
     let unmanaged = Unmanaged.passRetained(session)
     defer { unmanaged.release() }
+    // The session speaks the plugin's version, so one built for version 1 that checks
+    // `abi_version == 1` still registers.
     var host = ImageToolHost(
-      abi_version: abiVersion, host: unmanaged.toOpaque(),
+      abi_version: pluginVersion, host: unmanaged.toOpaque(),
       register_processor: { host, definition, error, errorSize in
         guard let host, let definition else { return -1 }
         let session = Unmanaged<RegistrationSession>.fromOpaque(host).takeUnretainedValue()
@@ -84,6 +113,7 @@ public enum PluginLoader {
 
 /// What one plugin registered, while its register function runs (on this thread).
 private final class RegistrationSession: @unchecked Sendable {
+  // Where the plugin's processors run the host's pipelines from (interface version 2).
   let registry: ProcessorRegistry
   var names: [String] = []
   var failures: [String] = []
@@ -113,7 +143,9 @@ private final class RegistrationSession: @unchecked Sendable {
       name: name, version: Int(definition.version),
       summary: definition.summary.map { String(cString: $0) } ?? "",
       parameters: parameters
-    ) { arguments in
+    ) { [weak registry] arguments in
+      // Weak: the registry holds this definition.
+      guard let registry else { throw ArgumentProblem("the processor registry is gone") }
       let texts = arguments.values.map { ($0.0, Self.argumentText($0.1)) }
       var error = [CChar](repeating: 0, count: 512)
       let state = Self.withCArguments(texts) { pointer, count in
@@ -124,7 +156,8 @@ private final class RegistrationSession: @unchecked Sendable {
           PluginLoader.message(in: error, otherwise: "the plugin refused the arguments"))
       }
       return PluginProcessor(
-        identifier: arguments.identifier, state: state, process: process, destroy: destroy)
+        identifier: arguments.identifier, state: state, process: process, destroy: destroy,
+        registry: registry)
     }
     do {
       try registry.register(processor)

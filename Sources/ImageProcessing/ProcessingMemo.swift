@@ -17,4 +17,10 @@ public final class ProcessingMemo: Sendable {
     values.withLock { $0[key] = made }
     return made
   }
+
+  /// The value stored under `key`, if any.
+  public func stored(_ key: String) -> [Double]? { values.withLock { $0[key] } }
+
+  /// Stores `value` under `key`, replacing what was there.
+  public func store(_ key: String, _ value: [Double]) { values.withLock { $0[key] = value } }
 }

@@ -10,6 +10,9 @@ import Synchronization
 /// ```
 public final class ProcessorRegistry: Sendable {
   private let definitions = Mutex<[String: ProcessorDefinition]>([:])
+  /// The plugin libraries loaded into this registry, by resolved path, with the names
+  /// each registered (see ``PluginLoader/loadOnce(path:into:)``).
+  let loadedPlugins = Mutex<[String: [String]]>([:])
 
   public init() {}
 

@@ -1,7 +1,10 @@
 /// A size and look that entries are rendered at (FastImageCache's `FICImageFormat`).
 ///
 /// A format belongs to a *family*: the formats a source photo is rendered into from
-/// one decode. Its pixel size is its size in points times its scale.
+/// one decode. As in FastImageCache the family is optional: a format given none is a
+/// family of its own, named as the format. Its pixel size is its size in points times
+/// its scale. Format names are unique in a cache across every device class (a cache
+/// refuses a configuration that repeats one, whichever devices each is for).
 ///
 /// ```swift
 /// let small = try ImageFormat(
@@ -12,7 +15,8 @@
 public struct ImageFormat: Sendable, Hashable {
   /// Letters, digits, `.`, `_` and `-`; never a path.
   public let name: String
-  /// The family the format belongs to; the same characters as a name.
+  /// The family the format belongs to; the same characters as a name. The format's own
+  /// name when it was made with none.
   public let family: String
   /// Size in points.
   public let width: Int
@@ -32,12 +36,13 @@ public struct ImageFormat: Sendable, Hashable {
   public static let tableLayoutVersion = 2
 
   public init(
-    name: String, family: String, width: Int, height: Int, scale: Int = 1,
+    name: String, family: String? = nil, width: Int, height: Int, scale: Int = 1,
     style: PixelStyle = .bgra32, maximumCount: Int = 1000,
     devices: Set<DeviceClass> = DeviceClass.all, protectionMode: ProtectionMode = .none,
     pipeline: String = ""
   ) throws(ImageFormatError) {
     try Self.checkName(name, field: "name")
+    let family = family ?? name
     try Self.checkName(family, field: "family")
     guard (1...16_384).contains(width), (1...16_384).contains(height) else {
       throw .invalidValue(
@@ -68,6 +73,23 @@ public struct ImageFormat: Sendable, Hashable {
     self.devices = devices
     self.protectionMode = protectionMode
     self.pipeline = pipeline
+  }
+
+  /// Bits each colour component takes in an entry (FastImageCache's
+  /// `bitsPerComponent`): 5 for `bgr555`, else 8.
+  public var bitsPerComponent: Int {
+    switch style {
+    case .bgra32, .bgr32, .gray8: 8
+    case .bgr555: 5
+    }
+  }
+
+  /// Whether entries hold one luminance component (FastImageCache's `isGrayscale`).
+  public var isGrayscale: Bool {
+    switch style {
+    case .gray8: true
+    case .bgra32, .bgr32, .bgr555: false
+    }
   }
 
   public var pixelWidth: Int { width * scale }

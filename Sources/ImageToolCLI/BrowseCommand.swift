@@ -81,9 +81,10 @@ public struct BrowseCommand: Command {
       context.console.err("imgtool: family '\(family)' holds no photos; render it first")
       return ExitCode.failure
     }
-    guard index < entities.count else {
+    for (option, value) in [("--index", index), ("--from", previous)] {
+      guard let value, value >= entities.count else { continue }
       throw CommandLineError.invalidValue(
-        option: "--index", value: String(index),
+        option: option, value: String(value),
         reason:
           "family '\(family)' holds \(entities.count) photo\(entities.count == 1 ? "" : "s"), "
           + "so the index is from 0 to \(entities.count - 1)")
@@ -98,7 +99,7 @@ public struct BrowseCommand: Command {
       let scrubber = PhotoScrubber(dataSource: thumbnails)
       scrubber.bounds = (width, BrowserFrame.scrubberHeight)
       scrubber.reloadData()
-      scrubber.setSelectedPhotoIndex(previous.map { min($0, entities.count - 1) })
+      scrubber.setSelectedPhotoIndex(previous)
       let animation = scrubber.setSelectedPhotoIndex(browser.currentIndex, animated: true)
       let moment = animation.map { animation in
         let seconds = min(elapsed ?? animation.duration, animation.duration)
@@ -111,7 +112,7 @@ public struct BrowseCommand: Command {
       var motion = ""
       if let moment, let previous {
         motion =
-          ", selection moving from photo \(min(previous, entities.count - 1) + 1): "
+          ", selection moving from photo \(previous + 1): "
           + "\(moment.elapsed) s of \(moment.animation.duration) s, at x \(moment.frame.x)"
       }
       return (frame.width, frame.height, entities[browser.currentIndex].id, motion)

@@ -45,6 +45,8 @@ enum CacheOptions {
     waitForWriter: Bool = false
   ) throws -> (Manifest, ImageCache) {
     let manifest = try manifest(arguments)
+    // Its pipelines may name processors of its plugins.
+    try manifest.loadPlugins(into: context.registry)
     let console = context.console
     var configuration = CacheConfiguration(
       directory: directory(arguments, manifest: manifest),

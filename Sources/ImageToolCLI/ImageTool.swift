@@ -27,7 +27,7 @@ public struct ImageTool: Sendable {
     [
       RenderCommand(), InfoCommand(), ManifestCommand(), ProcessorsCommand(), ApplyCommand(),
       ExportCommand(), SheetCommand(), BrowseCommand(), InspectCommand(), VerifyCommand(),
-      BenchCommand(),
+      BenchCommand(), MergeCommand(),
     ]
   }
 

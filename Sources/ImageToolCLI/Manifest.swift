@@ -1,4 +1,5 @@
 import Foundation
+import ImageProcessing
 import ImageTables
 
 /// `imgtool.json`: the formats a project renders, their defaults, and where the
@@ -9,6 +10,7 @@ import ImageTables
 ///   "cache": ".imgtool-cache",
 ///   "device": "server",
 ///   "background": "#ffffff",
+///   "plugins": ["Examples/FaceCrop/.build/release/libFaceCrop.so"],
 ///   "defaults": { "scale": 2, "style": "bgra32", "maximumCount": 1000 },
 ///   "formats": [
 ///     { "name": "avatar.small", "family": "avatar", "size": "32x32",
@@ -22,6 +24,9 @@ public struct Manifest: Sendable {
   public var device: DeviceClass
   public var background: RGBA
   public var formats: [ImageFormat]
+  /// Processor plugins the formats need, as the manifest writes them (relative paths
+  /// start from its folder): loaded before its pipelines are built.
+  public var plugins: [String] = []
   /// The manifest file, or "built-in".
   public var origin: String
   /// The folder relative cache paths start from.
@@ -71,6 +76,23 @@ public struct Manifest: Sendable {
     return cache.hasPrefix("/") ? URL(fileURLWithPath: cache) : folder.appendingPathComponent(cache)
   }
 
+  /// Where each plugin is: relative paths from the manifest's folder.
+  public var pluginPaths: [String] {
+    plugins.map { $0.hasPrefix("/") ? $0 : folder.appendingPathComponent($0).path }
+  }
+
+  /// Loads the manifest's plugins into `registry`, each once however often asked; an
+  /// error names the file and the field (`plugins[1]`) and says what is wrong.
+  public func loadPlugins(into registry: ProcessorRegistry) throws(ManifestError) {
+    for (index, path) in pluginPaths.enumerated() {
+      do {
+        try PluginLoader.loadOnce(path: path, into: registry)
+      } catch {
+        throw .invalidField(path: origin, field: "plugins[\(index)]", message: "\(error)")
+      }
+    }
+  }
+
   /// The formats of `family`.
   public func formats(family: String) -> [ImageFormat] { formats.filter { $0.family == family } }
 
@@ -102,27 +124,29 @@ public struct Manifest: Sendable {
 
   /// The manifest as JSON, keys in documented order: a starting point for your own.
   public var json: JSONValue {
-    .object([
-      ("cache", cache.map { .string($0) } ?? .string(Self.defaultCache)),
-      ("device", .string(device.rawValue)),
-      ("background", .string(ArgumentText.color(background))),
-      (
-        "formats",
-        .array(
-          formats.map { format in
-            .object([
-              ("name", .string(format.name)), ("family", .string(format.family)),
-              ("size", .string("\(format.width)x\(format.height)")),
-              ("scale", .integer(format.scale)),
-              ("style", .string(format.style.rawValue)),
-              ("maximumCount", .integer(format.maximumCount)),
-              ("devices", .array(format.devices.sorted().map { .string($0.rawValue) })),
-              ("protection", .string(format.protectionMode.rawValue)),
-              ("pipeline", .string(format.pipeline)),
-            ])
-          })
-      ),
-    ])
+    .object(
+      [
+        ("cache", cache.map { .string($0) } ?? .string(Self.defaultCache)),
+        ("device", .string(device.rawValue)),
+        ("background", .string(ArgumentText.color(background))),
+      ] + (plugins.isEmpty ? [] : [("plugins", .array(plugins.map { .string($0) }))]) + [
+        (
+          "formats",
+          .array(
+            formats.map { format in
+              .object([
+                ("name", .string(format.name)), ("family", .string(format.family)),
+                ("size", .string("\(format.width)x\(format.height)")),
+                ("scale", .integer(format.scale)),
+                ("style", .string(format.style.rawValue)),
+                ("maximumCount", .integer(format.maximumCount)),
+                ("devices", .array(format.devices.sorted().map { .string($0.rawValue) })),
+                ("protection", .string(format.protectionMode.rawValue)),
+                ("pipeline", .string(format.pipeline)),
+              ])
+            })
+        )
+      ])
   }
 }
 

@@ -10,7 +10,7 @@ public struct ManifestCommand: Command {
       The built-in has the families avatar (32, 64 and 128 point squares at 2x, attention \
       crop, circle) and photo (a thumbnail and a screen-sized fit). With --check FILE, \
       reads FILE as a render would, builds every format's pipeline with the processors \
-      registered (built-ins and any --plugin), and names every mistake; nothing is printed \
+      registered (built-ins, any --plugin and the manifest's plugins), and names every mistake; nothing is printed \
       but the verdict.
       """,
     options: [
@@ -38,6 +38,12 @@ public struct ManifestCommand: Command {
       return ExitCode.failure
     }
     var problems: [String] = []
+    // Its pipelines may name the processors of its own plugins.
+    do {
+      try manifest.loadPlugins(into: context.registry)
+    } catch {
+      problems.append("\(error)")
+    }
     for format in manifest.formats {
       do {
         _ = try context.registry.pipeline(format.pipeline.isEmpty ? "fit" : format.pipeline)

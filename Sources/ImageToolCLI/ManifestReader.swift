@@ -6,7 +6,7 @@ import ImageTables
 struct ManifestReader {
   let path: String
 
-  static let topKeys = ["cache", "device", "background", "defaults", "formats"]
+  static let topKeys = ["cache", "device", "background", "plugins", "defaults", "formats"]
   static let formatKeys = [
     "name", "family", "size", "scale", "style", "maximumCount", "devices", "protection", "pipeline",
   ]
@@ -35,10 +35,28 @@ struct ManifestReader {
     guard let background = ArgumentValue.parseColor(backgroundText) else {
       throw fail("background", "'\(backgroundText)' is not a colour (#rgb, #rrggbb or #rrggbbaa)")
     }
-    return Manifest(
+    var manifest = Manifest(
       cache: try string(top["cache"], "cache"),
       device: DeviceClass(rawValue: try string(top["device"], "device") ?? "server"),
       background: background, formats: formats, origin: path, folder: folder)
+    manifest.plugins = try plugins(top["plugins"])
+    return manifest
+  }
+
+  /// `"plugins": ["path/to/libPlugin.so", ...]`: paths of shared libraries.
+  private func plugins(_ value: Any?) throws(ManifestError) -> [String] {
+    guard let value else { return [] }
+    guard let list = value as? [Any] else {
+      throw fail("plugins", "must be a list of paths to plugin libraries (.so)")
+    }
+    var paths: [String] = []
+    for (index, item) in list.enumerated() {
+      guard let path = item as? String, !path.isEmpty else {
+        throw fail("plugins[\(index)]", "must be the path of a plugin library (.so)")
+      }
+      paths.append(path)
+    }
+    return paths
   }
 
   private func format(_ entry: [String: Any], defaults: [String: Any], at: String)
@@ -51,9 +69,8 @@ struct ManifestReader {
     guard let name = try string(entry["name"], "\(at).name") else {
       throw fail("\(at).name", "is required")
     }
-    guard let family = try string(entry["family"], "\(at).family") else {
-      throw fail("\(at).family", "is required")
-    }
+    // Optional, as in FastImageCache: a format without a family is a family of its own.
+    let family = try string(entry["family"], "\(at).family")
     let (width, height) = try size(entry["size"], "\(at).size")
     let (scaleValue, scaleField) = value("scale")
     let scale = try integer(scaleValue, scaleField) ?? 2

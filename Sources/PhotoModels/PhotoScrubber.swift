@@ -184,7 +184,8 @@ public final class PhotoScrubber {
 
   /// Nimbus's `updateVisiblePhotos`: one slot per visible photo; a slot whose photo
   /// changed (or that is new) asks for its thumbnail, and passes it to the selection
-  /// if that photo is selected.
+  /// if that photo is selected. (A new slot always asks, where Nimbus may take a
+  /// recycled view, chosen by `anyObject`, whose old photo happens to match.)
   private func updateVisiblePhotos() {
     guard dataSource != nil else { return }
     if slots.count > layout.visibleCount { slots.removeLast(slots.count - layout.visibleCount) }

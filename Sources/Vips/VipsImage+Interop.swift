@@ -17,6 +17,24 @@ extension VipsImage {
       taking: image.assumingMemoryBound(to: CVips.VipsImage.self), source: source, anchors: anchors)
   }
 
+  /// Wraps a C `VipsImage *` that C code made from this image and still holds: adds a
+  /// reference of its own, so the caller keeps its one. The new image keeps alive what
+  /// this one keeps alive.
+  public func borrowingDerivedImage(_ image: UnsafeMutableRawPointer) -> VipsImage {
+    g_object_ref(image)
+    return adoptingDerivedImage(image)
+  }
+
+  /// This image's C `VipsImage *` with one new reference, which the caller (C code)
+  /// takes over and must release. Whatever keeps its pixels alive on the Swift side
+  /// (memory it was read from) stays alive only as long as this `VipsImage` does.
+  public func retainedVipsImagePointer() -> UnsafeMutableRawPointer {
+    withExtendedLifetime(self) {
+      g_object_ref(pointer)
+      return UnsafeMutableRawPointer(pointer)
+    }
+  }
+
   /// A matrix product of the bands: output band i is the sum over j of
   /// `matrix[i][j]` x input band j (libvips's recomb); the result is float.
   public func recombined(_ matrix: [[Double]]) throws(VipsError) -> VipsImage {

@@ -107,3 +107,33 @@ struct PluginTests {
     #expect(registry.all.isEmpty)
   }
 }
+
+/// Interface version 2 still loads plugins of version 1 and speaks it with them.
+@Suite("Plugin interface versions")
+struct PluginVersionTests {
+  @Test func aVersionOnePluginLoadsAndIsToldVersionOne() throws {
+    let registry = ProcessorRegistry()
+    // Registers nothing, and succeeds only when the host says version 1.
+    let names = try PluginLoader.register(
+      path: "v1.so", version: { 1 }, entry: { host in host?.pointee.abi_version == 1 ? 0 : 1 },
+      into: registry)
+    #expect(names.isEmpty)
+    #expect(PluginLoader.supportedABIVersions == 1...2)
+    // Sepia declares version 1.
+    try PluginLoader.load(path: PluginTests.sepiaPath, into: registry)
+    #expect(registry.definition(named: "sepia") != nil)
+  }
+
+  @Test func theSameLibraryLoadsOnceWithLoadOnce() throws {
+    let registry = ProcessorRegistry.withBuiltIns()
+    #expect(try PluginLoader.loadOnce(path: PluginTests.sepiaPath, into: registry) == ["sepia"])
+    // By another path to the same file: still the names, no clash.
+    let other = URL(fileURLWithPath: PluginTests.sepiaPath).deletingLastPathComponent()
+      .appendingPathComponent("./libSepiaPlugin.so").path
+    #expect(try PluginLoader.loadOnce(path: other, into: registry) == ["sepia"])
+    // load itself still registers again, and the name is taken.
+    #expect(throws: PluginError.self) {
+      try PluginLoader.load(path: PluginTests.sepiaPath, into: registry)
+    }
+  }
+}

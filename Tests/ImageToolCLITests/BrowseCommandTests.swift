@@ -8,13 +8,19 @@ import Vips
 
 @Suite("imgtool browse and the gallery example")
 struct BrowseCommandTests {
-  @Test func aFrameHasTheModelsLayout() async throws {
+  /// A work folder and, in it, a cache with the bundled photos rendered into `photo`.
+  static func renderedPhotoFamily() async throws -> (work: URL, cache: String) {
     let work = try Paths.temporaryFolder()
     let cache = work.appendingPathComponent("cache").path
     let rendered = await runTool([
       "render", "--family", "photo", "--cache", cache, "--quiet", Paths.bundledPhotos.path,
     ])
     #expect(rendered.status == 0, "\(rendered.err)")
+    return (work, cache)
+  }
+
+  @Test func aFrameHasTheModelsLayout() async throws {
+    let (work, cache) = try await Self.renderedPhotoFamily()
     let output = work.appendingPathComponent("frame.png").path
     let result = await runTool([
       "browse", "--cache", cache, "--index", "2", "--width", "320", "--out", output,
@@ -53,6 +59,53 @@ struct BrowseCommandTests {
       ])
     #expect(
       try frame.pixel(x: selection.x + selection.width, y: top + selection.y - 1) == [0, 0, 0])
+  }
+
+  @Test func aFrameShowsTheSelectionPartWayThroughItsAnimation() async throws {
+    let (work, cache) = try await Self.renderedPhotoFamily()
+    let output = work.appendingPathComponent("moving.png").path
+    let result = await runTool([
+      "browse", "--cache", cache, "--index", "2", "--from", "0", "--elapsed", "0.05",
+      "--width", "320", "--out", output,
+    ])
+    #expect(result.status == 0, "\(result.err)")
+    // The scrubber's own animation: from photo 0's selection frame to photo 2's.
+    let layout = ScrubberLayout(width: 320, height: 44, numberOfPhotos: 5)
+    let animation = SelectionAnimation(
+      from: Rect(layout.selectionFrame(forPhoto: 0)), to: Rect(layout.selectionFrame(forPhoto: 2)))
+    let moving = animation.frame(atElapsed: 0.05).rounded
+    #expect(moving.x == layout.selectionFrame(forPhoto: 0).x + 14)  // 38 x 0.378, ease-out
+    #expect(
+      result.out == [
+        "\(output): 320x324, photo 3 of 5 (coffee.png), selection moving from photo 1: "
+          + "0.05 s of 0.2 s, at x \(moving.x)"
+      ])
+    let frame = try VipsImage(file: output)
+    let top = 240 + 40
+    let middle = top + moving.y + moving.height / 2
+    // The white edge is where the animation is at 0.05 s, not where it began or ends.
+    #expect(try frame.pixel(x: moving.x, y: middle) == [255, 255, 255])
+    #expect(try frame.pixel(x: moving.x + moving.width - 1, y: middle) == [255, 255, 255])
+    #expect(try frame.pixel(x: layout.selectionFrame(forPhoto: 0).x, y: middle) != [255, 255, 255])
+    let end = layout.selectionFrame(forPhoto: 2)
+    #expect(try frame.pixel(x: end.x + end.width - 1, y: middle) != [255, 255, 255])
+    // A photo to move from that the family does not hold is refused, as --index is.
+    let past = await runTool([
+      "browse", "--cache", cache, "--index", "2", "--from", "5", "--out", output,
+    ])
+    #expect(past.status != 0)
+    #expect(
+      past.err.joined().contains("--from")
+        && past.err.joined().contains("holds 5 photos, so the index is from 0 to 4"),
+      "\(past.err)")
+  }
+
+  @Test func elapsedMustBeSecondsFromZero() async throws {
+    let result = await runTool(["browse", "--elapsed", "-1", "--out", "/tmp/never.png"])
+    #expect(result.status != 0)
+    #expect(
+      result.err.joined().contains("--elapsed"), "\(result.err)")
+    #expect(result.err.joined().contains("expected seconds from 0, such as 0.05"))
   }
 
   @Test func anEmptyFamilySaysToRenderFirst() async throws {

@@ -174,6 +174,14 @@ struct RenderCommandTests {
     #expect(printed.out.joined(separator: "\n").contains("\"pipeline\": \"fill | grayscale\""))
   }
 
+  @Test func aManifestFormatWithNoFamilyIsAFamilyOfItsOwn() async throws {
+    let path = try Paths.temporaryFolder().appendingPathComponent("imgtool.json")
+    try Data(#"{"formats": [{"name": "banner", "size": "40x20"}]}"#.utf8).write(to: path)
+    let result = await runTool(["manifest", "--manifest", path.path])
+    #expect(result.status == 0, "\(result.err)")
+    #expect(result.out.joined(separator: "\n").contains("\"family\": \"banner\""), "\(result.out)")
+  }
+
   @Test(arguments: [
     (
       #"{"formats": [{"name": "a", "family": "f", "size": "10x10"}, {"name": "b", "family": "f", "size": "ten"}]}"#,
@@ -197,6 +205,10 @@ struct RenderCommandTests {
     ),
     (
       #"{"formats": [{"name": "a", "family": "f", "size": "10x10"}, {"name": "a", "family": "g", "size": "1x1"}]}"#,
+      "formats[1].name: 'a' names another format already"
+    ),
+    (
+      #"{"formats": [{"name": "a", "size": "10x10", "devices": ["phone"]}, {"name": "a", "size": "1x1", "devices": ["desktop"]}]}"#,
       "formats[1].name: 'a' names another format already"
     ),
     (#"{"formats": []}"#, "formats: must be a list of at least one format"),

@@ -14,9 +14,10 @@ final class ProbePhoto: Photo, @unchecked Sendable {
   private let loading = PhotoLoading()
   private let record = Mutex((loads: 0, unloads: 0))
 
-  init(_ name: String, caption: String? = nil) {
+  init(_ name: String, caption: String? = nil, inMemory: Bool = false) {
     self.name = name
     self.caption = caption
+    if inMemory { loading.set(Bitmap(width: 2, height: 2, style: .gray8, entityID: name) { _ in }) }
   }
 
   var loads: Int { record.withLock { $0.loads } }
@@ -77,6 +78,42 @@ struct BrowserTests {
     // Every photo was loaded and unloaded as the window passed.
     #expect(photos[5].loads == 2 && photos[5].unloads >= 1)
     #expect(photos[0].unloads >= 1)
+  }
+
+  @Test func loadUnderlyingImageAndNotifyOnlyWhenUnderlyingImageIsNil() async {
+    let photos = [
+      ProbePhoto("a", inMemory: true), ProbePhoto("b"), ProbePhoto("c", inMemory: true),
+    ]
+    let browser = PhotoBrowser(photos: photos, initialIndex: 1)
+    browser.show()
+    #expect(photos.map(\.loads) == [0, 1, 0])
+    #expect(browser.loadedIndices == [0, 1, 2])
+    // They are in the window all the same: paging away lets them go.
+    browser.jump(to: 0)
+    #expect(photos[2].unloads == 1 && browser.loadedIndices == [0, 1])
+  }
+
+  @Test func releaseMemoryLetsGoOfAllButTheCurrentPhoto() async {
+    let photos = Self.photos(12)
+    let browser = PhotoBrowser(photos: photos, initialIndex: 5)
+    let events = browser.events()
+    browser.show()
+    var ended: Set<Int> = []
+    for await event in events {
+      if case .loadingDidEnd(let index) = event { ended.insert(index) }
+      if ended == [4, 5, 6] { break }
+    }
+    #expect(photos[4...6].allSatisfy { $0.underlyingImage != nil })
+    browser.releaseMemory()
+    #expect(browser.loadedIndices == [5])
+    #expect(photos[5].underlyingImage != nil && photos[5].unloads == 0)
+    #expect(photos[4].underlyingImage == nil && photos[6].underlyingImage == nil)
+    // Every other photo was told to let go, as IDMPhotoBrowser's memory warning does.
+    #expect(photos.enumerated().allSatisfy { $0.offset == 5 || $0.element.unloads == 1 })
+    // Paging on loads the new window again; the current photo is not loaded twice.
+    browser.next()
+    #expect(browser.loadedIndices == [5, 6, 7])
+    #expect(photos[5].loads == 1 && photos[6].loads == 2 && photos[7].loads == 1)
   }
 
   @Test func theCurrentPhotoLoadsFirst() {

@@ -20,7 +20,7 @@ struct PhotoTests {
   }
 
   /// Waits for the photo's next load to end, after starting it.
-  private func loadAndWait(_ photo: any Photo) async -> PhotoEvent? {
+  func loadAndWait(_ photo: any Photo) async -> PhotoEvent? {
     let events = photo.events()
     photo.loadUnderlyingImage()
     for await event in events {

@@ -10,16 +10,18 @@ import CVipsShim
 import Foundation
 import ImageToolPluginABI
 
-/// What imgtool asks first: which interface this plugin was built against.
+/// What imgtool asks first: which interface this plugin speaks. Sepia needs nothing of
+/// version 2 (the fill's memo, the host's processors), so it declares version 1 and loads
+/// in every imgtool since the first.
 @_cdecl("imagetool_plugin_abi_version")
 public func sepiaPluginABIVersion() -> UInt32 {
-  IMAGETOOL_PLUGIN_ABI_VERSION
+  IMAGETOOL_PLUGIN_ABI_VERSION_1
 }
 
 /// Registers `sepia` with the host.
 @_cdecl("imagetool_plugin_register")
 public func sepiaPluginRegister(_ host: UnsafePointer<ImageToolHost>?) -> Int32 {
-  guard let host, host.pointee.abi_version == IMAGETOOL_PLUGIN_ABI_VERSION,
+  guard let host, host.pointee.abi_version == IMAGETOOL_PLUGIN_ABI_VERSION_1,
     let register = host.pointee.register_processor
   else { return 1 }
   var error = [CChar](repeating: 0, count: 256)

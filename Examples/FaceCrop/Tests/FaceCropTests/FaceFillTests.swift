@@ -1,0 +1,148 @@
+import Foundation
+import ImageProcessing
+import Testing
+import Vips
+
+/// faceFill through imgtool's plugin host, on photos made from the repository's own: the
+/// astronaut is the only face in them.
+@Suite("faceFill")
+struct FaceFillTests {
+  /// rocket | coffee | astronaut: one face, in the right third of a 3:1 photo.
+  static func faceAtTheRightEdge() throws -> VipsImage {
+    try Photos.row(["rocket.jpg", "coffee.png", "astronaut.png"])
+  }
+
+  @Test func aFaceFarFromTheCentreIsInTheAvatarWhereTheCentreCropMissesIt() throws {
+    let registry = try FaceCropPlugin.registry()
+    let photo = try Self.faceAtTheRightEdge()
+    let found = try FaceCropPlugin.faces(in: photo)
+    try #require(found.count == 1, "the astronaut's face: \(found)")
+    #expect(found[0].x > 2.0 / 3.0)
+
+    let avatar = try registry.pipeline("faceFill").process(photo, context: .square(128))
+    #expect((avatar.width, avatar.height) == (128, 128))
+    let inAvatar = try FaceCropPlugin.faces(in: avatar)
+    #expect(inAvatar.count == 1, "\(inAvatar)")
+    // Zoomed on it (a 1.8 face-widths window): the face fills about half the avatar.
+    if let face = inAvatar.first {
+      #expect(face.width > 0.35 && face.width < 0.75, "\(face)")
+      #expect(abs(face.x + face.width / 2 - 0.5) < 0.15, "centred: \(face)")
+    }
+
+    let centre = try registry.pipeline("fill(crop: centre)").process(photo, context: .square(128))
+    #expect(try FaceCropPlugin.faces(in: centre).isEmpty)
+  }
+
+  @Test(arguments: ["rocket.jpg", "coffee.png", "chelsea.png", "hubble.jpg"])
+  func withoutAFaceItIsExactlyTheFallback(photoName: String) throws {
+    let registry = try FaceCropPlugin.registry()
+    let photo = try Photos.decoded(photoName)
+    try #require(try FaceCropPlugin.faces(in: photo).isEmpty)
+    for crop in ["attention", "centre", "entropy"] {
+      for (width, height) in [(128, 128), (200, 90)] {
+        let context = ProcessingContext(
+          formatName: "f", family: "f", pixelWidth: width, pixelHeight: height)
+        let faceFill = try registry.pipeline("faceFill(fallback: \(crop))").process(
+          photo, context: context)
+        let fill = try registry.pipeline("fill(crop: \(crop))").process(photo, context: context)
+        #expect(
+          (faceFill.width, faceFill.height, faceFill.bands) == (fill.width, fill.height, fill.bands)
+        )
+        #expect(
+          try faceFill.writePixels() == fill.writePixels(),
+          "\(photoName), \(crop), \(width)x\(height)")
+      }
+    }
+  }
+
+  @Test func twoFacesSideBySideShareTheWindow() throws {
+    let registry = try FaceCropPlugin.registry()
+    let photo = try Photos.row(["astronaut.png", "astronaut.png"])
+    try #require(try FaceCropPlugin.faces(in: photo).count == 2)
+    let context = ProcessingContext(
+      formatName: "banner", family: "banner", pixelWidth: 256, pixelHeight: 128)
+    let banner = try registry.pipeline("faceFill").process(photo, context: context)
+    let faces = try FaceCropPlugin.faces(in: banner)
+    #expect(faces.count == 2, "\(faces)")
+    #expect(
+      faces.contains { $0.x + $0.width / 2 < 0.5 } && faces.contains { $0.x + $0.width / 2 > 0.5 })
+  }
+
+  @Test func facesTooFarApartForOneWindowKeepTheFirstLargest() throws {
+    let registry = try FaceCropPlugin.registry()
+    let photo = try Photos.row(["astronaut.png", "rocket.jpg", "coffee.png", "astronaut.png"])
+    try #require(try FaceCropPlugin.faces(in: photo).count == 2)
+    let avatar = try registry.pipeline("faceFill").process(photo, context: .square(128))
+    // One whole face, in the middle, not the background between the two.
+    let faces = try FaceCropPlugin.faces(in: avatar)
+    #expect(faces.count == 1, "\(faces)")
+    if let face = faces.first {
+      #expect(abs(face.x + face.width / 2 - 0.5) < 0.15, "centred: \(face)")
+    }
+    let centre = try registry.pipeline("fill(crop: centre)").process(photo, context: .square(128))
+    #expect(try FaceCropPlugin.faces(in: centre).isEmpty)
+  }
+
+  /// The faces a fill's memo holds are what every format of the fill uses: a photo
+  /// without a face, filled with the memo of one with a face of the same size, is cut
+  /// where that face was instead of falling back.
+  @Test func theFacesAreFoundOncePerFillAndSharedThroughItsMemo() throws {
+    let registry = try FaceCropPlugin.registry()
+    let memo = ProcessingMemo()
+    let withFace = try Self.faceAtTheRightEdge()
+    let pipeline = try registry.pipeline("faceFill")
+    for size in [64, 128] {
+      _ = try pipeline.process(withFace, context: .square(size, memo: memo))
+    }
+    let noFace = try Photos.row(["coffee.png", "rocket.jpg", "hubble.jpg"])
+    try #require(try FaceCropPlugin.faces(in: noFace).isEmpty)
+    let fallback = try registry.pipeline("fill(crop: attention)").process(
+      noFace, context: .square(128))
+    let fresh = try pipeline.process(noFace, context: .square(128, memo: ProcessingMemo()))
+    #expect(try fresh.writePixels() == fallback.writePixels())
+    let shared = try pipeline.process(noFace, context: .square(128, memo: memo))
+    #expect(try shared.writePixels() != fallback.writePixels())
+  }
+
+  @Test func manyFillsAtOnceGiveWhatOneAtATimeGives() throws {
+    let registry = try FaceCropPlugin.registry()
+    let photos = [
+      try Self.faceAtTheRightEdge(), try Photos.row(["astronaut.png", "astronaut.png"]),
+      try Photos.decoded("rocket.jpg"),
+    ]
+    let pipeline = try registry.pipeline("faceFill | circle")
+    let serial = try photos.map {
+      try pipeline.process($0, context: .square(96, memo: ProcessingMemo())).writePixels()
+    }
+    let results = Results(count: 12)
+    DispatchQueue.concurrentPerform(iterations: 12) { index in
+      results.set(
+        index,
+        try? pipeline.process(photos[index % 3], context: .square(96, memo: ProcessingMemo()))
+          .writePixels())
+    }
+    for index in 0..<12 {
+      #expect(results.get(index) == serial[index % 3], "fill \(index)")
+    }
+  }
+
+  @Test func argumentsOutOfRangeAreRefusedByTheHost() throws {
+    let registry = try FaceCropPlugin.registry()
+    #expect(throws: PipelineError.self) { try registry.pipeline("faceFill(padding: 9)") }
+    #expect(throws: PipelineError.self) { try registry.pipeline("faceFill(fallback: faces)") }
+    #expect(
+      registry.definition(named: "faceFill")?.signature
+        == "faceFill(padding: number 0...4 = 0.4, fallback: attention | centre | entropy = attention)"
+    )
+  }
+}
+
+/// Results written by concurrent iterations, one slot each.
+final class Results: @unchecked Sendable {
+  // Safety of @unchecked Sendable: every access holds the lock.
+  private let lock = NSLock()
+  private var values: [[UInt8]?]
+  init(count: Int) { values = Array(repeating: nil, count: count) }
+  func set(_ index: Int, _ value: [UInt8]?) { lock.withLock { values[index] = value } }
+  func get(_ index: Int) -> [UInt8]? { lock.withLock { values[index] } }
+}
