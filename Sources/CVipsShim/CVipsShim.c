@@ -1,4 +1,5 @@
 #include "CVipsShim.h"
+#include <vips/vector.h>
 
 int cvips_init(const char *argv0) { return VIPS_INIT(argv0); }
 
@@ -238,3 +239,7 @@ int cvips_webpsave(VipsImage *in, const char *filename, int quality, gboolean lo
 int cvips_image_write_to_file(VipsImage *in, const char *filename_with_options) {
   return vips_image_write_to_file(in, filename_with_options, NULL);
 }
+
+void cvips_vector_set_enabled(int enabled) { vips_vector_set_enabled(enabled ? TRUE : FALSE); }
+
+int cvips_vector_isenabled(void) { return vips_vector_isenabled() ? 1 : 0; }

@@ -18,6 +18,9 @@ public enum CacheError: Error, Sendable, Equatable, CustomStringConvertible {
   case noLoader(url: String)
   /// A processor or the rasterizer failed; nothing was written for the entity.
   case processing(entityID: String, format: String, error: ProcessingError)
+  /// A format's table refused the fill's write; what the fill had written for the
+  /// family's other formats (`removed`) was taken out again, so nothing of it is kept.
+  case fillUndone(entityID: String, family: String, removed: [String], error: ImageTableError)
   /// The fill was cancelled before anything was written.
   case cancelled(entityID: String)
 
@@ -30,7 +33,12 @@ public enum CacheError: Error, Sendable, Equatable, CustomStringConvertible {
     case .formatNotKept(let format, let device):
       "format '\(format)' is not kept for the device class '\(device)'"
     case .invalidPipeline(let format, let error): "format '\(format)': pipeline: \(error)"
-    case .table(let format, let error): "format '\(format)': \(error)"
+    case .table(let format, let error):
+      // Table errors that name their format already are not prefixed twice.
+      "\(error)".hasPrefix("format '\(format)'") ? "\(error)" : "format '\(format)': \(error)"
+    case .fillUndone(let entityID, let family, let removed, let error):
+      "\(entityID): nothing stored for family '\(family)'"
+        + (removed.isEmpty ? "" : " (undid \(removed.joined(separator: ", ")))") + ": \(error)"
     case .source(let entityID, let source, let error):
       entityID == source || error.source == source
         ? "\(error)" : "\(entityID) (\(source)): \(error.reason)"

@@ -306,14 +306,24 @@ public final class ImageCache: Sendable {
           entityID: entity.id, sourceVersion: entity.sourceVersion, width: raster.width,
           height: raster.height
         ) { canvas in raster.draw(into: canvas) }
-      } catch let error as ImageTableError {
-        throw .table(format: name, error: error)
       } catch {
-        throw .table(
-          format: name, error: .io(path: table.tablePath, operation: "write", message: "\(error)"))
+        let failure =
+          error as? ImageTableError
+          ?? .io(path: table.tablePath, operation: "write", message: "\(error)")
+        throw undo(written, of: entity, family: formats[name]?.family ?? "", failure: failure)
       }
     }
     return written
+  }
+
+  /// A fill is all or nothing: when one format's write fails, the entries this fill
+  /// already wrote for the others are removed before the error returns.
+  private func undo(
+    _ written: [String: Bitmap], of entity: Entity, family: String, failure: ImageTableError
+  ) -> CacheError {
+    for name in written.keys { tables[name]?.delete(entityID: entity.id) }
+    return .fillUndone(
+      entityID: entity.id, family: family, removed: written.keys.sorted(), error: failure)
   }
 
   /// The one decode of a fill: shrink-on-load only, as far as every format of the

@@ -1,3 +1,5 @@
+import Synchronization
+
 /// A read-only, zero-copy view of one table entry's pixels.
 ///
 /// The bytes live in the table's memory map: getting a `Bitmap` costs no system
@@ -24,21 +26,32 @@ public final class Bitmap: @unchecked Sendable {
   public let entityID: String
   public let sourceVersion: String
   let base: UnsafeRawPointer
-  /// Keeps the bytes alive as long as this view: a table's mapping, or memory of its own.
-  let owner: AnyObject
+  /// Keeps the bytes alive as long as this view when they are memory of its own. A
+  /// table's view holds none: its pin keeps the table's mapping (see
+  /// `TableFiles.keepWhilePinned`), so a hit touches no reference count two threads share.
+  let owner: AnyObject?
+  /// The pin this view holds on its table slot (in its table instance's reader record
+  /// of the shared file), released when the view goes.
+  private let pin: UnsafeMutablePointer<Atomic<UInt32>>?
 
   init(
-    base: UnsafeRawPointer, mapping: AnyObject, width: Int, height: Int, bytesPerRow: Int,
-    style: PixelStyle, entityID: String, sourceVersion: String
+    base: UnsafeRawPointer, mapping: AnyObject?, width: Int, height: Int, bytesPerRow: Int,
+    style: PixelStyle, entityID: String, sourceVersion: String,
+    pin: UnsafeMutablePointer<Atomic<UInt32>>? = nil
   ) {
     self.base = base
     self.owner = mapping
+    self.pin = pin
     self.width = width
     self.height = height
     self.bytesPerRow = bytesPerRow
     self.style = style
     self.entityID = entityID
     self.sourceVersion = sourceVersion
+  }
+
+  deinit {
+    pin?.pointee.subtract(1, ordering: .releasing)
   }
 
   /// A bitmap of its own memory (not in a table), drawn once by `draw`: for photos

@@ -21,14 +21,20 @@ public struct EntryCanvas: ~Copyable {
     self.style = style
   }
 
-  /// The bytes of row `y` that hold pixels.
+  /// The bytes of row `y` that hold pixels. A row outside the canvas traps (in release
+  /// builds too): a buggy drawing must not write into the next entry.
   public func row(_ y: Int) -> UnsafeMutableRawBufferPointer {
-    UnsafeMutableRawBufferPointer(
+    precondition((0..<height).contains(y), "row \(y) is outside the canvas's 0..<\(height)")
+    return UnsafeMutableRawBufferPointer(
       rebasing: bytes[(y * bytesPerRow)..<(y * bytesPerRow + width * style.bytesPerPixel)])
   }
 
   /// Stores `pixel` (straight RGBA) at (`x`, `y`) in the table's style.
+  /// A point outside the canvas traps (in release builds too).
   public func set(x: Int, y: Int, _ pixel: RGBA) {
+    precondition(
+      (0..<width).contains(x) && (0..<height).contains(y),
+      "(\(x), \(y)) is outside the \(width)x\(height) canvas")
     style.store(pixel, at: bytes.baseAddress! + y * bytesPerRow + x * style.bytesPerPixel)
   }
 }

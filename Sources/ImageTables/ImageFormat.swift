@@ -33,7 +33,7 @@ public struct ImageFormat: Sendable, Hashable {
   public let pipeline: String
 
   /// Layout version of table files; part of every fingerprint.
-  public static let tableLayoutVersion = 1
+  public static let tableLayoutVersion = 2
 
   public init(
     name: String, family: String? = nil, width: Int, height: Int, scale: Int = 1,

@@ -18,7 +18,8 @@ import Synchronization
 /// let bitmap = table.bitmap(entityID: "ada.jpg", sourceVersion: "v1")
 /// ```
 public final class ImageTable: @unchecked Sendable {
-  // Safety of @unchecked Sendable: all mutable state is inside `state`'s Mutex.
+  // Safety of @unchecked Sendable: the writer's state is behind `state`'s lock; hits go
+  // through atomics on the shared mappings (the protocol atop SharedFile.swift).
 
   /// How a table is opened.
   public struct Options: Sendable {
@@ -54,17 +55,27 @@ public final class ImageTable: @unchecked Sendable {
   public let fingerprint: FormatFingerprint
   public let layout: EntryLayout
   public let options: Options
-  /// The table file; the index and lock files sit beside it.
+  /// The table file; the index, shared and lock files sit beside it.
   public let tablePath: String
   public let indexPath: String
+  /// The file processes share the table through: lookup buckets and the reader table.
+  public let sharedPath: String
   let lockPath: String
   let headerSize: Int
   private let writerLock: WriterLock?
-  private let state: Mutex<TableState>
+  /// The writer's memory (unused when read-only).
+  private let state: TableLock<TableState>
+  /// The files hits go to now, unretained (every opening stays in `openings`).
+  private let current: Atomic<UnsafeRawPointer?>
+  /// Every opening of the files, kept for the table's life: a hit may still be using
+  /// one it loaded from `current` just before a reset replaced it.
+  private let openings: TableLock<[TableFiles]>
+  private let reopening = TableLock(())
   /// Test hook: how entity ids are hashed (a constant makes every id collide).
   let hashEntityID: @Sendable (String) -> UInt64
 
-  /// The files of `formatName` in `directory`: `<name>.table`, `<name>.index`, `<name>.lock`.
+  /// The files of `formatName` in `directory`: `<name>.table`, `<name>.index`, `<name>.lock`
+  /// (and `<name>.shared`, see ``sharedPath``).
   public static func paths(formatName: String, directory: URL) -> (
     table: String, index: String, lock: String
   ) {
@@ -95,7 +106,11 @@ public final class ImageTable: @unchecked Sendable {
     self.options = options
     self.hashEntityID = hashEntityID
     (tablePath, indexPath, lockPath) = Self.paths(formatName: format.name, directory: directory)
+    sharedPath = directory.appendingPathComponent(format.name).path + ".shared"
     headerSize = TableFileLayout.tableHeaderSize(fingerprintBytes: fingerprint.text.utf8.count)
+    for path in [tablePath, indexPath, sharedPath, lockPath] where MappedFile.isSymbolicLink(path) {
+      throw .symbolicLink(path: path)
+    }
     if options.readOnly {
       writerLock = nil
     } else {
@@ -107,63 +122,111 @@ public final class ImageTable: @unchecked Sendable {
       }
       writerLock = try WriterLock(path: lockPath, wait: options.waitForWriter)
     }
+    TableFiles.releaseUnpinnedOrphans()
     var events: [ImageTableEvent] = []
-    let files = try Self.openFiles(
-      format: format, fingerprint: fingerprint, headerSize: headerSize, tablePath: tablePath,
-      indexPath: indexPath, readOnly: options.readOnly, events: &events)
-    var initial = TableState(table: files.table, index: files.index)
-    initial.scan(
-      format: format, layout: layout, headerSize: headerSize, readOnly: options.readOnly,
-      hash: hashEntityID, events: &events)
-    state = Mutex(initial)
+    let files = try Self.open(
+      format: format, fingerprint: fingerprint, headerSize: headerSize,
+      paths: Paths(
+        table: tablePath, index: indexPath, shared: sharedPath, lock: lockPath),
+      readOnly: options.readOnly, events: &events)
+    var initial = TableState(files: files)
+    if !options.readOnly { initial.scan(format: format, hash: hashEntityID, events: &events) }
+    state = TableLock(initial)
+    current = Atomic(UnsafeRawPointer(Unmanaged.passUnretained(files).toOpaque()))
+    openings = TableLock([files])
     events.forEach(options.report)
+  }
+
+  deinit {
+    // Bitmaps hold no reference to their files (a hit touches no shared reference
+    // count): whatever they still view is kept until they go.
+    TableFiles.keepWhilePinned(openings.withLock { $0 })
+  }
+
+  /// Runs `body` with the files hits go to now, without retaining them (no shared
+  /// reference count is touched on the hit path).
+  @inline(__always)
+  private func withCurrentFiles<Result>(_ body: (TableFiles) -> Result) -> Result {
+    let pointer = current.load(ordering: .acquiring)!
+    return Unmanaged<TableFiles>.fromOpaque(pointer)._withUnsafeGuaranteedRef(body)
+  }
+
+  private func publish(_ files: TableFiles) {
+    openings.withLock { $0.append(files) }
+    current.store(
+      UnsafeRawPointer(Unmanaged.passUnretained(files).toOpaque()), ordering: .releasing)
   }
 
   // MARK: Reading
 
-  /// The entry for `entityID` if it holds `sourceVersion`, else nil; never blocks on
-  /// I/O or decoding. The first serve of an entry after the table opened verifies its
+  /// The entry for `entityID` if it holds `sourceVersion`, else nil; never blocks on a
+  /// lock, I/O or decoding. Entries committed by the writer (in any process) are seen
+  /// at the next lookup. The first serve of an entry in this table instance verifies its
   /// pixel checksum; a corrupt entry is reported and is a miss.
   public func bitmap(entityID: String, sourceVersion: String) -> Bitmap? {
     guard options.protection.allows(format.protectionMode) else { return nil }
     let hash = hashEntityID(entityID)
-    var event: ImageTableEvent? = nil
-    let bitmap = state.withLock { state -> Bitmap? in
-      guard let slot = state.find(entityID, hash: hash) else { return nil }
-      guard let bitmap = state.slots[slot].bitmap, bitmap.sourceVersion == sourceVersion else {
-        return nil
-      }
-      if options.readOnly,
-        IndexRecord.sequence(slot: slot, in: state.index.base) != state.slots[slot].sequence
-      {
-        state.detach(slot)
-        state.release(slot, readOnly: true)
-        return nil
-      }
-      if !state.slots[slot].verified {
-        if let problem = state.verifyPixels(slot, layout: layout, headerSize: headerSize) {
-          event = .corruptEntry(
-            format: format.name, slot: slot, entityID: entityID, reason: problem)
-          state.remove(slot, readOnly: options.readOnly)
-          return nil
-        }
-        state.slots[slot].verified = true
-      }
-      state.touch(slot)
-      return bitmap
+    // A reader checks first whether the writer replaced the files (one load of a
+    // word every process only reads until a reset).
+    if options.readOnly, !filesAreCurrent() { return nil }
+    let found = withCurrentFiles {
+      $0.lookup(entityID, hash: hash, sourceVersion: sourceVersion, pin: true)
     }
-    if let event { options.report(event) }
-    return bitmap
+    switch found {
+    case .hit(let bitmap): return bitmap
+    case .miss, .other, .present: return nil
+    case .corrupt(let slot, let sequence, let reason):
+      if !options.readOnly {
+        state.withLock { $0.removeCorrupt(slot, sequence: sequence) }
+      }
+      options.report(
+        .corruptEntry(format: format.name, slot: slot, entityID: entityID, reason: reason))
+      return nil
+    }
   }
 
-  /// Whether an entry for `entityID` holds `sourceVersion` (without verifying it).
+  /// Whether an entry for `entityID` holds `sourceVersion` (it is verified as a hit is).
   public func contains(entityID: String, sourceVersion: String) -> Bool {
     guard options.protection.allows(format.protectionMode) else { return false }
     let hash = hashEntityID(entityID)
-    return state.withLock { state in
-      guard let slot = state.find(entityID, hash: hash) else { return false }
-      return state.slots[slot].bitmap?.sourceVersion == sourceVersion
+    if options.readOnly, !filesAreCurrent() { return false }
+    let found = withCurrentFiles {
+      $0.lookup(entityID, hash: hash, sourceVersion: sourceVersion, pin: false)
     }
+    if case .present = found { return true }
+    return false
+  }
+
+  /// For a read-only table: whether the files hits go to are the table's current ones.
+  /// When the writer replaced them (a reset, a changed format, damage), the new ones
+  /// are opened; until that succeeds, every lookup is a miss (never a stale hit).
+  @inline(__always)
+  private func filesAreCurrent() -> Bool {
+    let superseded = withCurrentFiles {
+      $0.shared.superseded.pointee.load(ordering: .acquiring) != 0
+    }
+    guard superseded else { return true }
+    // One reopen at a time; the others see the new files when it is done.
+    return reopening.withLock { _ in
+      let stillSuperseded = withCurrentFiles {
+        $0.shared.superseded.pointee.load(ordering: .acquiring) != 0
+      }
+      guard stillSuperseded else { return true }
+      return reopen()
+    }
+  }
+
+  private func reopen() -> Bool {
+    var events: [ImageTableEvent] = []
+    guard
+      let files = try? Self.open(
+        format: format, fingerprint: fingerprint, headerSize: headerSize,
+        paths: Paths(table: tablePath, index: indexPath, shared: sharedPath, lock: lockPath),
+        readOnly: true, events: &events)
+    else { return false }
+    publish(files)
+    state.withLock { $0 = TableState(files: files, generation: $0.generation + 1) }
+    return true
   }
 
   // MARK: Writing
@@ -184,12 +247,12 @@ public final class ImageTable: @unchecked Sendable {
     try checkWritable(
       entityID: entityID, sourceVersion: sourceVersion, width: width, height: height)
     let reservation = try state.withLock { state throws(ImageTableError) in
-      try state.reserve(format: format, layout: layout, headerSize: headerSize)
+      try state.reserve(format: format)
     }
+    let files = reservation.files
     let canvas = EntryCanvas(
       bytes: UnsafeMutableRawBufferPointer(
-        start: reservation.table.base + headerSize + reservation.slot * layout.entryStride,
-        count: layout.bytesPerRow * height),
+        start: files.pixels(reservation.slot), count: layout.bytesPerRow * height),
       bytesPerRow: layout.bytesPerRow, width: width, height: height, style: layout.style)
     do {
       try draw(canvas)
@@ -198,78 +261,123 @@ public final class ImageTable: @unchecked Sendable {
       throw error
     }
     let checksum = Checksum.hash(UnsafeRawBufferPointer(canvas.bytes))
+    // Pinned before it is published, so it can never be evicted under the caller.
+    files.pins[reservation.slot].add(1, ordering: .sequentiallyConsistent)
     let bitmap = Bitmap(
-      base: UnsafeRawPointer(canvas.bytes.baseAddress!), mapping: reservation.table, width: width,
+      base: UnsafeRawPointer(canvas.bytes.baseAddress!), mapping: nil, width: width,
       height: height, bytesPerRow: layout.bytesPerRow, style: layout.style, entityID: entityID,
-      sourceVersion: sourceVersion)
+      sourceVersion: sourceVersion, pin: files.pins + reservation.slot)
     let hash = hashEntityID(entityID)
     state.withLock { state in
-      state.commit(reservation, bitmap: bitmap, hash: hash, checksum: checksum)
+      _ = state.commit(
+        reservation, entityID: entityID, sourceVersion: sourceVersion, width: width,
+        height: height, hash: hash, checksum: checksum)
     }
     if options.releasesWrittenPages {
-      reservation.table.releasePages(
+      files.table.releasePages(
         offset: headerSize + reservation.slot * layout.entryStride, length: canvas.bytes.count)
     }
     return bitmap
   }
 
-  /// Removes the entry for `entityID`; a live ``Bitmap`` of it stays valid. Returns
-  /// whether there was one.
+  /// Removes the entry for `entityID`; a live ``Bitmap`` of it (in any process) stays
+  /// valid. Returns whether there was one.
   @discardableResult
   public func delete(entityID: String) -> Bool {
     guard !options.readOnly else { return false }
     let hash = hashEntityID(entityID)
     return state.withLock { state in
       guard let slot = state.find(entityID, hash: hash) else { return false }
-      state.remove(slot, readOnly: false)
+      state.remove(slot)
       return true
     }
   }
 
-  /// Removes every entry. Live bitmaps stay valid: the files are replaced, not
-  /// truncated, and the old mapping lives as long as they do.
+  /// Removes every entry. Live bitmaps (in any process) stay valid: the files are
+  /// replaced, not truncated, and the old mapping lives as long as they do. Readers in
+  /// other processes move to the new files at their next lookup.
   public func reset() throws(ImageTableError) {
     guard !options.readOnly else { throw .readOnly(format: format.name) }
     var events: [ImageTableEvent] = []
     try state.withLock { state throws(ImageTableError) in
       let files = try Self.createFiles(
-        format: format, fingerprint: fingerprint, headerSize: headerSize, tablePath: tablePath,
-        indexPath: indexPath, events: &events)
-      state = TableState(
-        table: files.table, index: files.index,
-        generation: state.generation + 1)
+        format: format, fingerprint: fingerprint, headerSize: headerSize,
+        paths: Paths(table: tablePath, index: indexPath, shared: sharedPath, lock: lockPath),
+        events: &events)
+      state = TableState(files: files, generation: state.generation + 1)
+      publish(files)
     }
   }
 
   /// Writes dirty pages back to disk (asynchronously).
   public func flush() {
-    state.withLock { state in
-      state.table.flush()
-      state.index.flush()
+    withCurrentFiles { files in
+      files.table.flush()
+      files.index.flush()
     }
   }
 
   // MARK: Looking
 
   public var stats: TableStats {
-    state.withLock { state in
+    let (entries, allocated) = withCurrentFiles { files -> (Int, Int) in
+      if options.readOnly {
+        let count = files.slotCount()
+        return (Self.committedRecords(files, count: count).count, count)
+      }
+      return state.withLock { ($0.liveCount, $0.slots.count) }
+    }
+    return withCurrentFiles { files in
       TableStats(
-        format: format.name, entries: state.liveCount, capacity: format.maximumCount,
-        allocatedEntries: state.slots.count, bytesPerEntry: layout.entryStride,
+        format: format.name, entries: entries, capacity: format.maximumCount,
+        allocatedEntries: allocated, bytesPerEntry: layout.entryStride,
         rawBytesPerEntry: layout.width * layout.height * layout.style.bytesPerPixel,
-        fileBytes: state.table.length + state.index.length)
+        fileBytes: Self.fileLength(files.table) + Self.fileLength(files.index))
     }
   }
 
-  /// Every entry served now, least recently used first.
+  private static func fileLength(_ file: MappedFile) -> Int {
+    var status = stat()
+    return fstat(file.descriptor, &status) == 0 ? Int(status.st_size) : file.length
+  }
+
+  /// The committed records of the first `count` slots, read as a seqlock reader does.
+  private static func committedRecords(_ files: TableFiles, count: Int) -> [(
+    slot: Int, record: IndexRecord
+  )] {
+    (0..<count).compactMap { slot in
+      let before = files.sequence(slot).pointee.load(ordering: .acquiring)
+      guard before != 0, before & 3 == 0 else { return nil }
+      let (record, _) = IndexRecord.read(slot: slot, from: files.index.base)
+      guard let record, files.sequence(slot).pointee.load(ordering: .acquiring) == before else {
+        return nil
+      }
+      return (slot, record)
+    }
+  }
+
+  /// Every entry served now, least recently used first (for a read-only table: in the
+  /// order they were written).
   public func entries() -> [TableEntry] {
-    state.withLock { state in
+    if options.readOnly {
+      return withCurrentFiles { files in
+        Self.committedRecords(files, count: files.slotCount())
+          .sorted { $0.record.writeOrder < $1.record.writeOrder }
+          .map {
+            TableEntry(
+              slot: $0.slot, entityID: $0.record.entityID, sourceVersion: $0.record.sourceVersion,
+              width: $0.record.width, height: $0.record.height)
+          }
+      }
+    }
+    return state.withLock { state in
       state.lruOrder().compactMap { slot in
-        state.slots[slot].bitmap.map {
-          TableEntry(
-            slot: slot, entityID: $0.entityID, sourceVersion: $0.sourceVersion, width: $0.width,
-            height: $0.height)
+        guard let record = IndexRecord.read(slot: slot, from: state.files.index.base).0 else {
+          return nil
         }
+        return TableEntry(
+          slot: slot, entityID: record.entityID, sourceVersion: record.sourceVersion,
+          width: record.width, height: record.height)
       }
     }
   }
@@ -279,20 +387,44 @@ public final class ImageTable: @unchecked Sendable {
   public func verify() -> VerificationReport {
     var events: [ImageTableEvent] = []
     let report = state.withLock { state in
-      var report = VerificationReport(checked: state.liveCount, corrupt: state.openProblems)
-      for slot in state.lruOrder() {
-        let entityID = state.slots[slot].bitmap?.entityID
-        let (record, problem) = IndexRecord.read(slot: slot, from: state.index.base)
-        let reason =
-          problem ?? (record == nil ? "its record is empty" : nil)
-          ?? state.verifyPixels(slot, layout: layout, headerSize: headerSize)
+      let files = state.files
+      var report = VerificationReport(checked: 0, corrupt: state.openProblems)
+      let count = files.slotCount()
+      var candidates: [Int] = options.readOnly ? Array(0..<count) : state.lruOrder()
+      if options.readOnly {
+        candidates.removeAll { slot in
+          let sequence = files.sequence(slot).pointee.load(ordering: .acquiring)
+          return sequence == 0 || sequence & 3 == 2
+        }
+      }
+      for slot in candidates {
+        let before = files.sequence(slot).pointee.load(ordering: .acquiring)
+        let (record, problem) = IndexRecord.read(slot: slot, from: files.index.base)
+        var reason = problem ?? (record == nil ? "its record is empty" : nil)
+        if reason == nil, let record {
+          if !(1...layout.width).contains(record.width)
+            || !(1...layout.height).contains(record.height)
+          {
+            reason = "its size \(record.width)x\(record.height) does not fit the slot"
+          } else if headerSize + (slot + 1) * layout.entryStride > Self.fileLength(files.table) {
+            reason = "the table file is cut short"
+          } else {
+            reason = files.verify(slot: slot, height: record.height, expected: record.pixelChecksum)
+          }
+        }
+        // A record the writer changed while it was read is not damage.
+        if options.readOnly, files.sequence(slot).pointee.load(ordering: .acquiring) != before {
+          continue
+        }
+        report.checked += 1
         if let reason {
-          report.corrupt.append(.init(slot: slot, entityID: entityID, reason: reason))
+          report.corrupt.append(.init(slot: slot, entityID: record?.entityID, reason: reason))
           events.append(
-            .corruptEntry(format: format.name, slot: slot, entityID: entityID, reason: reason))
-          state.remove(slot, readOnly: options.readOnly)
-        } else {
-          state.slots[slot].verified = true
+            .corruptEntry(
+              format: format.name, slot: slot, entityID: record?.entityID, reason: reason))
+          if !options.readOnly { state.remove(slot) }
+        } else if let record {
+          files.markVerified(slot, sequence: record.sequence)
         }
       }
       report.checked += state.openProblems.count
@@ -322,10 +454,11 @@ public final class ImageTable: @unchecked Sendable {
     }
   }
 
-  struct Files {
-    var table: MappedFile
-    var index: MappedFile
-    var identity: UInt64
+  struct Paths {
+    var table: String
+    var index: String
+    var shared: String
+    var lock: String
   }
 
   static func reservedLengths(format: ImageFormat, headerSize: Int) -> (table: Int, index: Int) {
@@ -335,23 +468,25 @@ public final class ImageTable: @unchecked Sendable {
     )
   }
 
-  private static func openFiles(
-    format: ImageFormat, fingerprint: FormatFingerprint, headerSize: Int, tablePath: String,
-    indexPath: String, readOnly: Bool, events: inout [ImageTableEvent]
-  ) throws(ImageTableError) -> Files {
+  /// Opens the files as they are, or (for a writer) recreates them when they are
+  /// missing, damaged or of another format, reporting why.
+  static func open(
+    format: ImageFormat, fingerprint: FormatFingerprint, headerSize: Int, paths: Paths,
+    readOnly: Bool, events: inout [ImageTableEvent]
+  ) throws(ImageTableError) -> TableFiles {
     let reserve = reservedLengths(format: format, headerSize: headerSize)
     let permissions = format.protectionMode.filePermissions
-    let exists = FileManager.default.fileExists(atPath: tablePath)
-    if !exists {
-      if readOnly { throw .notATable(path: tablePath, reason: "no such file") }
+    var status = stat()
+    guard lstat(paths.table, &status) == 0 else {
+      if readOnly { throw .notATable(path: paths.table, reason: "no such file") }
       return try createFiles(
-        format: format, fingerprint: fingerprint, headerSize: headerSize, tablePath: tablePath,
-        indexPath: indexPath, events: &events)
+        format: format, fingerprint: fingerprint, headerSize: headerSize, paths: paths,
+        events: &events)
     }
     let table = try MappedFile(
-      path: tablePath, create: false, writable: !readOnly, permissions: permissions,
+      path: paths.table, create: false, writable: !readOnly, permissions: permissions,
       reservedLength: reserve.table)
-    let problem: ImageTableEvent?
+    let problem: ImageTableEvent
     switch TableHeader.read(from: table.base, length: table.length) {
     case .failure(let failure):
       problem = .unreadableTable(format: format.name, reason: failure.reason)
@@ -359,62 +494,114 @@ public final class ImageTable: @unchecked Sendable {
       let stored = FormatFingerprint(text: header.fingerprint) ?? FormatFingerprint(fields: [])
       problem = .invalidated(
         format: format.name, changedFields: fingerprint.changedFields(from: stored))
+    case .success(let header) where header.headerSize != headerSize:
+      problem = .unreadableTable(
+        format: format.name, reason: "field 'headerSize' is \(header.headerSize), not \(headerSize)"
+      )
+    case .success(let header)
+    where header.capacity != format.maximumCount || header.style != format.style
+      || header.width != format.layout.width || header.height != format.layout.height:
+      problem = .unreadableTable(
+        format: format.name,
+        reason: "fields 'capacity', 'style', 'width', 'height' (\(header.capacity), "
+          + "\(header.style.rawValue), \(header.width)x\(header.height)) disagree with its fingerprint"
+      )
     case .success(let header):
       if !readOnly { table.setPermissions(permissions) }
-      let index = try openIndex(
-        path: indexPath, identity: header.identity, format: format, readOnly: readOnly,
-        reserve: reserve.index, events: &events)
-      return Files(table: table, index: index, identity: header.identity)
+      switch openIndex(
+        path: paths.index, identity: header.identity, readOnly: readOnly, reserve: reserve.index)
+      {
+      case .success(let index):
+        if !readOnly { index.setPermissions(permissions) }
+        let shared = try openShared(
+          path: paths.shared, lockPath: paths.lock, identity: header.identity, format: format,
+          readOnly: readOnly, index: index, table: table, headerSize: headerSize)
+        return try TableFiles(
+          table: table, index: index, shared: shared, identity: header.identity,
+          layout: format.layout, headerSize: headerSize)
+      case .failure(let failure):
+        if readOnly { throw .notATable(path: paths.index, reason: "the index \(failure.reason)") }
+        problem = .indexRebuilt(format: format.name, reason: failure.reason)
+      }
     }
-    if readOnly, let problem {
-      throw .notATable(path: tablePath, reason: problem.description)
-    }
-    if let problem { events.append(problem) }
+    if readOnly { throw .notATable(path: paths.table, reason: problem.description) }
+    events.append(problem)
     return try createFiles(
-      format: format, fingerprint: fingerprint, headerSize: headerSize, tablePath: tablePath,
-      indexPath: indexPath, events: &events)
+      format: format, fingerprint: fingerprint, headerSize: headerSize, paths: paths,
+      events: &events)
   }
 
-  private static func openIndex(
-    path: String, identity: UInt64, format: ImageFormat, readOnly: Bool, reserve: Int,
-    events: inout [ImageTableEvent]
-  ) throws(ImageTableError) -> MappedFile {
-    let permissions = format.protectionMode.filePermissions
-    var reason = "was missing"
-    if FileManager.default.fileExists(atPath: path) {
-      let index = try MappedFile(
-        path: path, create: false, writable: !readOnly, permissions: permissions,
-        reservedLength: reserve)
-      if index.length >= TableFileLayout.indexHeaderSize,
-        index.base.field(0, as: UInt64.self) == TableFileLayout.indexMagic,
-        index.base.field(12, as: UInt32.self) == UInt32(TableFileLayout.recordSize),
-        index.base.field(24, as: UInt64.self) == identity
-      {
-        if !readOnly { index.setPermissions(permissions) }
-        return index
-      }
-      reason = "belonged to another table or was damaged"
+  private static func openIndex(path: String, identity: UInt64, readOnly: Bool, reserve: Int)
+    -> Result<MappedFile, HeaderProblem>
+  {
+    var status = stat()
+    guard lstat(path, &status) == 0 else { return .failure(HeaderProblem("was missing")) }
+    guard
+      let index = try? MappedFile(
+        path: path, create: false, writable: !readOnly, permissions: 0o600, reservedLength: reserve)
+    else { return .failure(HeaderProblem("could not be opened")) }
+    guard index.length >= TableFileLayout.indexHeaderSize,
+      index.base.field(0, as: UInt64.self) == TableFileLayout.indexMagic,
+      index.base.field(12, as: UInt32.self) == UInt32(TableFileLayout.recordSize),
+      index.base.field(24, as: UInt64.self) == identity,
+      index.base.field(32, as: UInt64.self) == TableFileLayout.indexHeaderChecksum(index.base)
+    else { return .failure(HeaderProblem("belonged to another table or was damaged")) }
+    return .success(index)
+  }
+
+  /// The shared file of the table with `identity`. A writer creates it when missing or
+  /// stale; so does a reader when no writer runs (it takes the writer's lock for that
+  /// moment); else the reader waits for the writer to make it.
+  private static func openShared(
+    path: String, lockPath: String, identity: UInt64, format: ImageFormat, readOnly: Bool,
+    index: MappedFile, table: MappedFile, headerSize: Int
+  ) throws(ImageTableError) -> SharedFile {
+    let capacity = format.maximumCount
+    if let shared = try SharedFile.openExisting(path: path, identity: identity, capacity: capacity)
+    {
+      return shared
     }
-    events.append(.indexRebuilt(format: format.name, reason: reason))
-    if readOnly { throw .notATable(path: path, reason: "the index \(reason)") }
-    unlink(path)
-    return try createIndex(path: path, identity: identity, format: format, reserve: reserve)
+    if !readOnly {
+      return try SharedFile.create(path: path, identity: identity, capacity: capacity)
+    }
+    let deadline = Date().addingTimeInterval(10)
+    while Date() < deadline {
+      if let lock = try? WriterLock(path: lockPath, wait: false) {
+        let shared = try SharedFile.create(path: path, identity: identity, capacity: capacity)
+        shared.insertCommitted(index: index, headerSize: headerSize, format: format, table: table)
+        withExtendedLifetime(lock) {}
+        return shared
+      }
+      usleep(10_000)
+      if let shared = try SharedFile.openExisting(
+        path: path, identity: identity, capacity: capacity)
+      {
+        return shared
+      }
+    }
+    throw .io(
+      path: path, operation: "open",
+      message: "the table's writer did not make its shared file within 10 s")
   }
 
   static func createFiles(
-    format: ImageFormat, fingerprint: FormatFingerprint, headerSize: Int, tablePath: String,
-    indexPath: String, events: inout [ImageTableEvent]
-  ) throws(ImageTableError) -> Files {
+    format: ImageFormat, fingerprint: FormatFingerprint, headerSize: Int, paths: Paths,
+    events: inout [ImageTableEvent]
+  ) throws(ImageTableError) -> TableFiles {
     let reserve = reservedLengths(format: format, headerSize: headerSize)
+    for path in [paths.table, paths.index, paths.shared] where MappedFile.isSymbolicLink(path) {
+      throw .symbolicLink(path: path)
+    }
     // New inodes: a reader (here or in another process) keeps the old files' pages.
-    unlink(tablePath)
-    unlink(indexPath)
+    // Created with O_EXCL|O_NOFOLLOW: a link planted after the unlink is refused.
+    unlink(paths.table)
+    unlink(paths.index)
     var generator = SystemRandomNumberGenerator()
     let identity = generator.next() as UInt64
     let index = try createIndex(
-      path: indexPath, identity: identity, format: format, reserve: reserve.index)
+      path: paths.index, identity: identity, format: format, reserve: reserve.index)
     let table = try MappedFile(
-      path: tablePath, create: true, writable: true,
+      path: paths.table, create: true, writable: true,
       permissions: format.protectionMode.filePermissions, reservedLength: reserve.table)
     try table.grow(to: headerSize)
     let layout = format.layout
@@ -423,7 +610,11 @@ public final class ImageTable: @unchecked Sendable {
       bytesPerRow: layout.bytesPerRow, headerSize: headerSize, entryStride: layout.entryStride,
       capacity: format.maximumCount, identity: identity, fingerprint: fingerprint.text
     ).write(to: table.base)
-    return Files(table: table, index: index, identity: identity)
+    let shared = try SharedFile.create(
+      path: paths.shared, identity: identity, capacity: format.maximumCount)
+    return try TableFiles(
+      table: table, index: index, shared: shared, identity: identity, layout: layout,
+      headerSize: headerSize)
   }
 
   private static func createIndex(path: String, identity: UInt64, format: ImageFormat, reserve: Int)
@@ -438,6 +629,7 @@ public final class ImageTable: @unchecked Sendable {
     index.base.setField(12, UInt32(TableFileLayout.recordSize))
     index.base.setField(16, UInt64(format.maximumCount))
     index.base.setField(24, identity)
+    index.base.setField(32, TableFileLayout.indexHeaderChecksum(index.base))
     return index
   }
 }

@@ -16,6 +16,10 @@ public enum ImageTableError: Error, Sendable, Equatable, CustomStringConvertible
   case readOnly(format: String)
   /// The file is not an ImageTool table (or not one this version reads).
   case notATable(path: String, reason: String)
+  /// A table, index, shared or lock file is a symbolic link: refused, never followed.
+  case symbolicLink(path: String)
+  /// A file could not grow: the disk is full, or a file-size limit was reached.
+  case cannotGrow(path: String, bytes: Int, reason: String)
 
   public var description: String {
     switch self {
@@ -38,6 +42,12 @@ public enum ImageTableError: Error, Sendable, Equatable, CustomStringConvertible
       "format '\(format)': the table is open read-only"
     case .notATable(let path, let reason):
       "\(path): not an ImageTool table: \(reason)"
+    case .symbolicLink(let path):
+      "\(path): is a symbolic link; table files are never followed through links. "
+        + "Remove the link (and check who planted it)"
+    case .cannotGrow(let path, let bytes, let reason):
+      "\(path): cannot grow to \(bytes) bytes: \(reason); free disk space or raise the "
+        + "file-size limit (the table stays usable at its present size)"
     }
   }
 }

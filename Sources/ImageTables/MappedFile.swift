@@ -13,13 +13,22 @@ final class MappedFile: @unchecked Sendable {
   let writable: Bool
   private(set) var length: Int
 
-  /// Opens (or creates, when `create`) the file at `path`, reserving `reservedLength` bytes.
+  /// Opens the file at `path`, or creates a new one when `create` (never reusing an
+  /// existing file: `O_EXCL`), reserving `reservedLength` bytes of address space. A
+  /// symbolic link in the file's place is refused (`O_NOFOLLOW`), so a link planted in
+  /// the cache folder cannot redirect a write.
   init(path: String, create: Bool, writable: Bool, permissions: UInt16, reservedLength: Int)
     throws(ImageTableError)
   {
-    let flags = (writable ? O_RDWR : O_RDONLY) | (create ? O_CREAT : 0) | O_CLOEXEC
+    let flags =
+      (writable ? O_RDWR : O_RDONLY) | (create ? O_CREAT | O_EXCL : 0) | O_CLOEXEC | O_NOFOLLOW
     let descriptor = open(path, flags, mode_t(permissions))
-    guard descriptor >= 0 else { throw Self.error(path, "open") }
+    guard descriptor >= 0 else {
+      if errno == ELOOP || (errno == EEXIST && Self.isSymbolicLink(path)) {
+        throw .symbolicLink(path: path)
+      }
+      throw Self.error(path, create ? "create" : "open")
+    }
     var status = stat()
     guard fstat(descriptor, &status) == 0 else {
       close(descriptor)
@@ -47,11 +56,53 @@ final class MappedFile: @unchecked Sendable {
   }
 
   /// Grows the file to `newLength` bytes (never shrinks); new bytes read as zero.
+  ///
+  /// The new blocks are reserved on disk (`posix_fallocate`), so a full disk or a
+  /// file-size limit is this error, naming the file, and never a SIGBUS at the first
+  /// write into a new page. On failure the file keeps its old length.
   func grow(to newLength: Int) throws(ImageTableError) {
     guard newLength > length else { return }
     precondition(newLength <= reservedLength, "a table file grew past its reservation")
-    guard ftruncate(descriptor, off_t(newLength)) == 0 else { throw Self.error(path, "ftruncate") }
+    Self.ignoreFileSizeSignal
+    let result = posix_fallocate(descriptor, off_t(length), off_t(newLength - length))
+    guard result == 0 else {
+      _ = ftruncate(descriptor, off_t(length))
+      throw .cannotGrow(path: path, bytes: newLength, reason: String(cString: strerror(result)))
+    }
     length = newLength
+  }
+
+  /// Reserves blocks on disk for bytes already inside the file (a sparse region).
+  func reserve(offset: Int, length count: Int) throws(ImageTableError) {
+    Self.ignoreFileSizeSignal
+    let result = posix_fallocate(descriptor, off_t(offset), off_t(count))
+    guard result == 0 else {
+      throw .cannotGrow(
+        path: path, bytes: offset + count, reason: String(cString: strerror(result)))
+    }
+  }
+
+  /// Sets the file's length without reserving blocks: for regions reserved later.
+  func extendSparse(to newLength: Int) throws(ImageTableError) {
+    guard newLength > length else { return }
+    guard ftruncate(descriptor, off_t(newLength)) == 0 else {
+      throw .cannotGrow(path: path, bytes: newLength, reason: String(cString: strerror(errno)))
+    }
+    length = newLength
+  }
+
+  /// A file-size limit (RLIMIT_FSIZE) sends SIGXFSZ, which by default ends the process;
+  /// ignored (when nobody handles it), the growth fails with EFBIG instead.
+  private static let ignoreFileSizeSignal: Void = {
+    var current = sigaction()
+    if sigaction(SIGXFSZ, nil, &current) == 0, current.__sigaction_handler.sa_handler == nil {
+      signal(SIGXFSZ, SIG_IGN)
+    }
+  }()
+
+  static func isSymbolicLink(_ path: String) -> Bool {
+    var status = stat()
+    return lstat(path, &status) == 0 && (status.st_mode & S_IFMT) == S_IFLNK
   }
 
   /// Asks the kernel to write dirty pages back (not needed for crash safety against

@@ -16,11 +16,11 @@ public final class ProtectionState: Sendable {
     var locked: Bool
     var unlockedOnce: Bool
   }
-  private let state: Mutex<State>
+  private let state: TableLock<State>
 
   /// A state that starts locked (never yet unlocked) or unlocked.
   public init(locked: Bool = false) {
-    state = Mutex(State(locked: locked, unlockedOnce: !locked))
+    state = TableLock(State(locked: locked, unlockedOnce: !locked))
   }
 
   /// The state of a process with no notion of locking: always unlocked.

@@ -10,11 +10,13 @@ import Foundation
 ///
 /// Table header: magic `IMGTABLE`, layout version, style, slot width and height,
 /// bytes per row, header size, entry stride, capacity, identity (random, shared with
-/// the index), fingerprint length and the fingerprint text.
+/// the index), fingerprint length, a checksum of all these and the fingerprint (at 60),
+/// and the fingerprint text. Index header: magic `IMGINDEX`, version, record size,
+/// capacity, identity, and a checksum of those (at 32).
 ///
-/// Record i describes entry i. Its `sequence` is 0 when empty, odd while being
-/// written, and even when committed; the record checksum covers its fields and key
-/// with the sequence as seed, and the pixel checksum the entry's rows.
+/// Record i describes entry i. Its `sequence` only grows: 0 never used, 4k committed,
+/// 4k+1 being written, 4k+2 removed (see `SharedFile.swift`); the record checksum covers
+/// its fields and key with the sequence as seed, and the pixel checksum the entry's rows.
 enum TableFileLayout {
   static let tableMagic: UInt64 = 0x454C_4241_5447_4D49  // "IMGTABLE"
   static let indexMagic: UInt64 = 0x5845_444E_4947_4D49  // "IMGINDEX"
@@ -30,6 +32,11 @@ enum TableFileLayout {
   }
 
   static func recordOffset(_ slot: Int) -> Int { indexHeaderSize + slot * recordSize }
+
+  /// The index header's checksum: of its first 32 bytes.
+  static func indexHeaderChecksum(_ base: UnsafeMutableRawPointer) -> UInt64 {
+    Checksum.hash(UnsafeRawBufferPointer(start: base, count: 32))
+  }
 }
 
 /// Reads and writes little-endian fields at byte offsets of a mapped file.
@@ -82,14 +89,25 @@ struct TableHeader: Equatable {
       (base + TableFileLayout.fingerprintOffset).copyMemory(
         from: $0.baseAddress!, byteCount: $0.count)
     }
+    base.setField(60, Self.checksum(base, fingerprintLength: bytes.count))
   }
 
-  /// Reads a header from the first `length` bytes of a mapped table file.
+  /// The header's own checksum: its fields (bytes 0..<60) and the fingerprint.
+  static func checksum(_ base: UnsafeMutableRawPointer, fingerprintLength: Int) -> UInt32 {
+    let fields = Checksum.hash(UnsafeRawBufferPointer(start: base, count: 60))
+    return UInt32(
+      truncatingIfNeeded: Checksum.hash(
+        UnsafeRawBufferPointer(
+          start: base + TableFileLayout.fingerprintOffset, count: fingerprintLength), seed: fields))
+  }
+
+  /// Reads a header from the first `length` bytes of a mapped table file. Every number
+  /// is checked before use; a problem names the field.
   static func read(from base: UnsafeMutableRawPointer, length: Int) -> Result<
     TableHeader, HeaderProblem
   > {
     guard length >= TableFileLayout.fingerprintOffset else {
-      return .failure(HeaderProblem("the file is too short"))
+      return .failure(HeaderProblem("the file is too short (\(length) bytes)"))
     }
     guard base.field(0, as: UInt64.self) == TableFileLayout.tableMagic else {
       return .failure(HeaderProblem("no table header"))
@@ -99,31 +117,75 @@ struct TableHeader: Equatable {
         HeaderProblem(
           "layout version \(base.field(8, as: UInt32.self)), this build reads \(version)"))
     }
-    guard let style = PixelStyle(code: base.field(12)) else {
-      return .failure(HeaderProblem("unknown pixel style"))
+    let storedLength = Int(base.field(56, as: UInt32.self))
+    guard storedLength <= length - TableFileLayout.fingerprintOffset else {
+      return .failure(
+        HeaderProblem(
+          "field 'fingerprintLength' (offset 56) is \(storedLength), past the file's end"))
     }
-    let fingerprintLength = Int(base.field(56, as: UInt32.self))
-    let headerSize = Int(base.field(28, as: UInt32.self))
-    guard TableFileLayout.fingerprintOffset + fingerprintLength <= headerSize, headerSize <= length
-    else {
-      return .failure(HeaderProblem("the header is cut short"))
+    guard checksum(base, fingerprintLength: storedLength) == base.field(60, as: UInt32.self) else {
+      return .failure(HeaderProblem("the header fails its checksum (field 'checksum', offset 60)"))
+    }
+    guard let style = PixelStyle(code: base.field(12)) else {
+      return .failure(
+        HeaderProblem("field 'style' holds unknown code \(base.field(12, as: UInt32.self))"))
+    }
+    func number<T: FixedWidthInteger>(
+      _ name: String, _ offset: Int, _: T.Type, _ range: ClosedRange<Int>
+    )
+      -> Result<Int, HeaderProblem>
+    {
+      let raw = base.field(offset, as: T.self)
+      guard let value = Int(exactly: raw), range.contains(value) else {
+        return .failure(
+          HeaderProblem(
+            "field '\(name)' (offset \(offset)) is \(raw), outside \(range.lowerBound)...\(range.upperBound)"
+          ))
+      }
+      return .success(value)
+    }
+    let side = 1...16_384
+    let maximumEntryBytes = 16_384 * 16_384 * 4 + 4096
+    let fields: [Result<Int, HeaderProblem>] = [
+      number("width", 16, UInt32.self, side), number("height", 20, UInt32.self, side),
+      number("bytesPerRow", 24, UInt32.self, 1...(16_384 * 4)),
+      number("headerSize", 28, UInt32.self, TableFileLayout.fingerprintOffset...(1 << 20)),
+      number("entryStride", 32, UInt64.self, 1...maximumEntryBytes),
+      number("capacity", 40, UInt64.self, 1...10_000_000),
+      number("fingerprintLength", 56, UInt32.self, 0...(1 << 20)),
+    ]
+    var values: [Int] = []
+    for field in fields {
+      switch field {
+      case .success(let value): values.append(value)
+      case .failure(let problem): return .failure(problem)
+      }
+    }
+    let (width, height, bytesPerRow, headerSize, entryStride, capacity, fingerprintLength) = (
+      values[0], values[1], values[2], values[3], values[4], values[5], values[6]
+    )
+    guard TableFileLayout.fingerprintOffset + fingerprintLength <= headerSize else {
+      return .failure(
+        HeaderProblem("field 'fingerprintLength' (\(fingerprintLength)) passes the header's end"))
+    }
+    guard headerSize <= length else {
+      return .failure(
+        HeaderProblem("field 'headerSize' (\(headerSize)) passes the file's end (\(length))"))
     }
     let fingerprint = String(
       decoding: UnsafeRawBufferPointer(
         start: base + TableFileLayout.fingerprintOffset, count: fingerprintLength),
       as: UTF8.self)
     let header = TableHeader(
-      style: style, width: Int(base.field(16, as: UInt32.self)),
-      height: Int(base.field(20, as: UInt32.self)),
-      bytesPerRow: Int(base.field(24, as: UInt32.self)), headerSize: headerSize,
-      entryStride: Int(base.field(32, as: UInt64.self)),
-      capacity: Int(base.field(40, as: UInt64.self)), identity: base.field(48),
-      fingerprint: fingerprint)
-    let layout = EntryLayout(width: header.width, height: header.height, style: style)
-    guard layout.bytesPerRow == header.bytesPerRow, layout.entryStride == header.entryStride,
-      header.capacity > 0
-    else {
-      return .failure(HeaderProblem("the header's geometry does not add up"))
+      style: style, width: width, height: height, bytesPerRow: bytesPerRow,
+      headerSize: headerSize, entryStride: entryStride, capacity: capacity,
+      identity: base.field(48), fingerprint: fingerprint)
+    let layout = EntryLayout(width: width, height: height, style: style)
+    guard layout.bytesPerRow == bytesPerRow, layout.entryStride == entryStride else {
+      return .failure(
+        HeaderProblem(
+          "fields 'bytesPerRow' (\(bytesPerRow)) and 'entryStride' (\(entryStride)) do not add up "
+            + "for \(width)x\(height) \(style.rawValue)"))
     }
     return .success(header)
   }
@@ -147,11 +209,13 @@ struct IndexRecord: Equatable {
   ) {
     let record = index + TableFileLayout.recordOffset(slot)
     let sequence: UInt64 = record.field(0)
-    if sequence == 0 { return (nil, nil) }
-    if sequence & 1 == 1 { return (nil, "its write never finished") }
+    if sequence == 0 || sequence & 3 == 2 { return (nil, nil) }
+    if sequence & 3 != 0 { return (nil, "its write never finished") }
     let idLength = Int(record.field(16, as: UInt32.self))
     let versionLength = Int(record.field(20, as: UInt32.self))
-    guard idLength + versionLength <= TableFileLayout.keyCapacity else {
+    guard idLength <= TableFileLayout.keyCapacity, versionLength <= TableFileLayout.keyCapacity,
+      idLength + versionLength <= TableFileLayout.keyCapacity
+    else {
       return (nil, "its record is damaged (key length)")
     }
     guard
@@ -218,35 +282,5 @@ struct IndexRecord: Equatable {
     return Checksum.hash(
       UnsafeRawBufferPointer(start: record + TableFileLayout.keyOffset, count: keyLength),
       seed: fields)
-  }
-
-  /// Whether the record's key bytes equal `entityID` (no allocation).
-  static func keyMatches(slot: Int, in index: UnsafeMutableRawPointer, entityID: inout String)
-    -> Bool
-  {
-    let record = index + TableFileLayout.recordOffset(slot)
-    let idLength = Int(record.field(16, as: UInt32.self))
-    return entityID.withUTF8 { bytes in
-      bytes.count == idLength
-        && (idLength == 0
-          || memcmp(record + TableFileLayout.keyOffset, bytes.baseAddress!, idLength) == 0)
-    }
-  }
-
-  /// Whether the record's source version equals `sourceVersion` (no allocation).
-  static func versionMatches(
-    slot: Int, in index: UnsafeMutableRawPointer, sourceVersion: inout String
-  )
-    -> Bool
-  {
-    let record = index + TableFileLayout.recordOffset(slot)
-    let idLength = Int(record.field(16, as: UInt32.self))
-    let versionLength = Int(record.field(20, as: UInt32.self))
-    return sourceVersion.withUTF8 { bytes in
-      bytes.count == versionLength
-        && (versionLength == 0
-          || memcmp(
-            record + TableFileLayout.keyOffset + idLength, bytes.baseAddress!, versionLength) == 0)
-    }
   }
 }

@@ -1,69 +1,77 @@
 import Synchronization
 
-/// One slot of a table, as the table's memory knows it.
+/// One slot of a table, as the writer's memory knows it.
 struct Slot {
   enum Phase { case free, reserved, live, retired }
   var phase: Phase = .free
-  /// The view handed to readers; while anyone else holds it, the slot is pinned.
-  var bitmap: Bitmap? = nil
+  var entityID = ""
   var idHash: UInt64 = 0
-  var chainNext: Int32 = -1
   /// Neighbours in least-recently-used order (towards oldest, towards newest).
   var older: Int32 = -1
   var newer: Int32 = -1
-  var verified = false
+  /// The use stamp the slot had when it took its place in the list; a larger stamp in
+  /// the shared file means a hit (in any process) used it since.
+  var listStamp: UInt64 = 0
   var sequence: UInt64 = 0
 }
 
 /// A slot handed to one writer, outside the lock, while it draws.
 struct Reservation {
   let slot: Int
-  let table: MappedFile
+  let files: TableFiles
   let generation: Int
   let sequence: UInt64
 }
 
-/// Everything a table knows in memory; always used under the table's lock.
+/// What the writer knows in memory; always used under the table's lock. Readers (in
+/// this process or others) never look at it: they go through the shared file.
 struct TableState {
-  var table: MappedFile
-  var index: MappedFile
+  var files: TableFiles
   /// Bumped by reset, so that writes begun before it are not committed after it.
   var generation: Int
   var slots: [Slot] = []
-  /// Entity id hash to the first slot of its chain (ids that hash alike share one).
-  var chains: [UInt64: Int32] = [:]
+  /// The id hash of each slot's entry, for moving buckets when one is removed.
+  var homeHashes: [UInt64] = []
   var newest: Int32 = -1
   var oldest: Int32 = -1
   var liveCount = 0
   var freeSlots: [Int32] = []
-  /// Slots removed while a Bitmap still viewed them; free once nobody does.
+  /// Slots removed while some reader (any process) still pins them.
   var retired: [Int32] = []
   var writeOrder: UInt64 = 0
   var openProblems: [VerificationReport.Problem] = []
 
-  init(table: MappedFile, index: MappedFile, generation: Int = 0) {
-    self.table = table
-    self.index = index
+  init(files: TableFiles, generation: Int = 0) {
+    self.files = files
     self.generation = generation
+  }
+
+  /// The next sequence in `state` (0 committed, 1 writing, 2 removed) after `current`:
+  /// sequences only grow.
+  static func next(after current: UInt64, state: UInt64) -> UInt64 {
+    let step = (state &+ 4 &- (current & 3)) & 3
+    return current + (step == 0 ? 4 : step)
   }
 
   // MARK: Opening
 
-  /// Builds the in-memory index from the records on disk. Torn or damaged records are
-  /// reported and cleared; of two records for one id (a crash between committing a
-  /// replacement and clearing the old one) the newer wins.
+  /// Builds the writer's memory and the shared buckets from the records on disk. Torn
+  /// or damaged records are reported and marked removed; of two records for one id (a
+  /// crash between committing a replacement and removing the old one) the newer wins.
   mutating func scan(
-    format: ImageFormat, layout: EntryLayout, headerSize: Int, readOnly: Bool,
-    hash: (String) -> UInt64, events: inout [ImageTableEvent]
+    format: ImageFormat, hash: (String) -> UInt64, events: inout [ImageTableEvent]
   ) {
-    let tableSlots = max(0, (table.length - headerSize) / layout.entryStride)
-    let indexSlots = max(
-      0, (index.length - TableFileLayout.indexHeaderSize) / TableFileLayout.recordSize)
-    let count = min(tableSlots, indexSlots, format.maximumCount)
+    let count = files.slotCount()
     slots = Array(repeating: Slot(), count: count)
+    homeHashes = Array(repeating: 0, count: count)
     var found: [(order: UInt64, slot: Int)] = []
+    var byID: [String: Int] = [:]
+    let layout = files.layout
     for slot in 0..<count {
-      let (record, problem) = IndexRecord.read(slot: slot, from: index.base)
+      let sequence = files.sequence(slot).pointee.load(ordering: .acquiring)
+      slots[slot].sequence = sequence
+      if sequence == 0 || sequence & 3 == 2 { continue }
+      let (record, problem) = IndexRecord.read(slot: slot, from: files.index.base)
       var reason = problem
       if let record,
         record.width > layout.width || record.height > layout.height || record.width < 1
@@ -74,84 +82,85 @@ struct TableState {
       if let record, reason == nil, record.idHash != hash(record.entityID) {
         reason = "its id hash does not match its id"
       }
-      if let reason {
+      guard let record, reason == nil else {
+        let reason = reason ?? "its record is empty"
         openProblems.append(.init(slot: slot, entityID: record?.entityID, reason: reason))
         events.append(
           .corruptEntry(format: format.name, slot: slot, entityID: record?.entityID, reason: reason)
         )
-        if !readOnly { IndexRecord.setSequence(0, slot: slot, in: index.base) }
+        markRemoved(slot)
         continue
       }
-      guard let record else { continue }
-      if let existing = find(record.entityID, hash: record.idHash) {
+      if let existing = byID[record.entityID] {
         // Two records for one id: keep the later write.
-        let existingOrder = IndexRecord.read(slot: existing, from: index.base).0?.writeOrder ?? 0
-        let loser = existingOrder > record.writeOrder ? slot : existing
-        if loser == existing {
-          detach(existing)
-          slots[existing] = Slot()
-        } else {
-          if !readOnly { IndexRecord.setSequence(0, slot: slot, in: index.base) }
+        let existingOrder = IndexRecord.read(slot: existing, from: files.index.base).0?.writeOrder
+        if let existingOrder, existingOrder > record.writeOrder {
+          markRemoved(slot)
           continue
         }
-        if !readOnly { IndexRecord.setSequence(0, slot: loser, in: index.base) }
-        found.removeAll { $0.slot == loser }
+        markRemoved(existing)
+        slots[existing] = Slot(sequence: slots[existing].sequence)
+        found.removeAll { $0.slot == existing }
       }
-      let base = table.base + headerSize + slot * layout.entryStride
-      slots[slot].bitmap = Bitmap(
-        base: UnsafeRawPointer(base), mapping: table, width: record.width, height: record.height,
-        bytesPerRow: layout.bytesPerRow, style: layout.style, entityID: record.entityID,
-        sourceVersion: record.sourceVersion)
+      byID[record.entityID] = slot
       slots[slot].phase = .live
+      slots[slot].entityID = record.entityID
       slots[slot].idHash = record.idHash
-      slots[slot].sequence = record.sequence
-      link(slot)
+      homeHashes[slot] = record.idHash
       found.append((record.writeOrder, slot))
       writeOrder = max(writeOrder, record.writeOrder)
     }
     // Least recently used order across a reopen: the order entries were written.
-    newest = -1
-    oldest = -1
-    for (_, slot) in found.sorted(by: { $0.order < $1.order }) { pushNewest(slot) }
+    files.shared.clearBuckets()
+    files.shared.clock.pointee.store(0, ordering: .relaxed)
+    for (_, slot) in found.sorted(by: { $0.order < $1.order }) {
+      files.shared.stamps[slot].store(0, ordering: .relaxed)
+      pushNewest(slot, stamp: 0)
+      files.shared.insert(slot: slot, hash: slots[slot].idHash)
+    }
     liveCount = found.count
-    freeSlots = (0..<count).reversed().filter { slots[$0].phase == .free }.map { Int32($0) }
+    files.shared.reclaimDeadReaders()
+    for slot in (0..<count).reversed() where slots[slot].phase == .free {
+      if files.shared.isPinned(slot) {
+        slots[slot].phase = .retired
+        retired.append(Int32(slot))
+      } else {
+        freeSlots.append(Int32(slot))
+      }
+    }
+  }
+
+  /// Marks a record removed on disk (its sequence moves on, never back).
+  private mutating func markRemoved(_ slot: Int) {
+    let current = files.sequence(slot).pointee.load(ordering: .relaxed)
+    let removed = Self.next(after: current, state: 2)
+    files.sequence(slot).pointee.store(removed, ordering: .sequentiallyConsistent)
+    slots[slot].sequence = removed
   }
 
   // MARK: Lookup
 
+  /// The live slot of `entityID`, from the shared buckets and this memory.
   func find(_ entityID: String, hash: UInt64) -> Int? {
-    var slot = chains[hash] ?? -1
-    while slot >= 0 {
-      if let bitmap = slots[Int(slot)].bitmap, slots[Int(slot)].phase == .live,
-        bitmap.entityID == entityID
+    let shared = files.shared
+    var bucket = Int(truncatingIfNeeded: hash) & shared.bucketMask
+    for _ in 0..<shared.bucketCount {
+      let value = shared.buckets[bucket].load(ordering: .relaxed)
+      if value == 0 { return nil }
+      let slot = Int(value & 0xFFFF_FFFF) - 1
+      if value & 0xFFFF_FFFF_0000_0000 == SharedFile.tag(hash), slot < slots.count,
+        slots[slot].phase == .live, slots[slot].idHash == hash, slots[slot].entityID == entityID
       {
-        return Int(slot)
+        return slot
       }
-      slot = slots[Int(slot)].chainNext
+      bucket = (bucket + 1) & shared.bucketMask
     }
     return nil
   }
 
-  /// Checks the entry's pixels against its record's checksum; the problem, or nil.
-  func verifyPixels(_ slot: Int, layout: EntryLayout, headerSize: Int) -> String? {
-    guard let bitmap = slots[slot].bitmap else { return "its slot is empty" }
-    guard headerSize + (slot + 1) * layout.entryStride <= table.length else {
-      return "the table file is cut short"
-    }
-    let expected = (index.base + TableFileLayout.recordOffset(slot)).field(32, as: UInt64.self)
-    let actual = Checksum.hash(
-      UnsafeRawBufferPointer(start: bitmap.base, count: layout.bytesPerRow * bitmap.height))
-    return actual == expected ? nil : "its pixels fail their checksum"
-  }
-
-  /// Marks the slot most recently used.
-  mutating func touch(_ slot: Int) {
-    guard newest != Int32(slot) else { return }
-    unlinkLRU(slot)
-    pushNewest(slot)
-  }
-
-  func lruOrder() -> [Int] {
+  /// Live slots, least recently used first (hits in any process count as use).
+  mutating func lruOrder() -> [Int] {
+    refreshOrder()
     var order: [Int] = []
     var slot = oldest
     while slot >= 0 {
@@ -161,152 +170,140 @@ struct TableState {
     return order
   }
 
+  /// Moves every entry used since it took its place to the newest end, oldest use first.
+  private mutating func refreshOrder() {
+    var used: [(stamp: UInt64, slot: Int)] = []
+    var slot = oldest
+    while slot >= 0 {
+      let stamp = files.shared.stamps[Int(slot)].load(ordering: .relaxed)
+      if stamp > slots[Int(slot)].listStamp { used.append((stamp, Int(slot))) }
+      slot = slots[Int(slot)].newer
+    }
+    for (stamp, slot) in used.sorted(by: { $0.stamp < $1.stamp }) {
+      unlinkLRU(slot)
+      pushNewest(slot, stamp: stamp)
+    }
+  }
+
   // MARK: Removal
 
-  /// Takes a live slot out of the index and the LRU list.
-  mutating func detach(_ slot: Int) {
-    let hash = slots[slot].idHash
-    var previous: Int32 = -1
-    var current = chains[hash] ?? -1
-    while current >= 0, current != Int32(slot) {
-      previous = current
-      current = slots[Int(current)].chainNext
-    }
-    if current == Int32(slot) {
-      if previous >= 0 {
-        slots[Int(previous)].chainNext = slots[slot].chainNext
-      } else if slots[slot].chainNext >= 0 {
-        chains[hash] = slots[slot].chainNext
-      } else {
-        chains[hash] = nil
-      }
-    }
-    slots[slot].chainNext = -1
+  /// Removes a live entry: its record is marked removed at once and its bucket taken
+  /// out; its slot is free now if no reader pins it, or retired until none does.
+  mutating func remove(_ slot: Int) {
+    markRemoved(slot)
+    files.shared.remove(slot: slot, hash: slots[slot].idHash, homeHashes: homeHashes)
     unlinkLRU(slot)
-    if slots[slot].phase == .live { liveCount -= 1 }
-  }
-
-  /// Removes a live entry: its record is cleared on disk at once; its slot is free
-  /// now if no Bitmap views it, or retired until none does.
-  mutating func remove(_ slot: Int, readOnly: Bool) {
-    detach(slot)
-    if !readOnly { IndexRecord.setSequence(0, slot: slot, in: index.base) }
-    release(slot, readOnly: readOnly)
-  }
-
-  mutating func release(_ slot: Int, readOnly: Bool) {
-    if isKnownUniquelyReferenced(&slots[slot].bitmap) || slots[slot].bitmap == nil {
-      slots[slot] = Slot()
-      freeSlots.append(Int32(slot))
-    } else {
-      slots[slot].phase = .retired
+    liveCount -= 1
+    let sequence = slots[slot].sequence
+    if files.shared.isPinned(slot) {
+      slots[slot] = Slot(phase: .retired, sequence: sequence)
       retired.append(Int32(slot))
+    } else {
+      slots[slot] = Slot(sequence: sequence)
+      freeSlots.append(Int32(slot))
     }
   }
 
   // MARK: Writing
 
-  /// Finds a slot for a new entry: a free one, a grown one, a retired one nobody views
-  /// any more, or the least recently used entry nobody views. Marks its record as
-  /// being written (odd sequence), so a crash while drawing leaves a miss.
-  mutating func reserve(format: ImageFormat, layout: EntryLayout, headerSize: Int)
-    throws(ImageTableError) -> Reservation
-  {
+  /// Finds a slot for a new entry: a free one, a grown one, a retired one nobody pins
+  /// any more, or the least recently used entry nobody pins. Marks its record as being
+  /// written, so a crash while drawing leaves a miss.
+  mutating func reserve(format: ImageFormat) throws(ImageTableError) -> Reservation {
     reclaimRetired()
     if freeSlots.isEmpty, slots.count < format.maximumCount {
-      try grow(format: format, layout: layout, headerSize: headerSize)
+      try grow(format: format)
     }
     var chosen = freeSlots.popLast().map(Int.init)
     if chosen == nil {
+      refreshOrder()
       var candidate = oldest
-      while candidate >= 0 {
+      while candidate >= 0, chosen == nil {
         let slot = Int(candidate)
         candidate = slots[slot].newer
-        if isKnownUniquelyReferenced(&slots[slot].bitmap) {
-          detach(slot)
-          slots[slot] = Slot()
-          chosen = slot
-          break
-        }
+        guard !files.shared.isPinned(slot) else { continue }
+        remove(slot)
+        chosen = freeSlots.popLast().map(Int.init)
       }
     }
     guard let slot = chosen else {
       throw .noFreeSlot(format: format.name, capacity: format.maximumCount)
     }
-    let old = IndexRecord.sequence(slot: slot, in: index.base)
-    let sequence = old | 1 == old ? old + 2 : old + 1
-    IndexRecord.setSequence(sequence, slot: slot, in: index.base)
-    atomicMemoryFence(ordering: .sequentiallyConsistent)
-    slots[slot].phase = .reserved
-    return Reservation(
-      slot: slot, table: table, generation: generation, sequence: sequence)
+    let sequence = Self.next(after: slots[slot].sequence, state: 1)
+    files.sequence(slot).pointee.store(sequence, ordering: .sequentiallyConsistent)
+    slots[slot] = Slot(phase: .reserved, sequence: sequence)
+    return Reservation(slot: slot, files: files, generation: generation, sequence: sequence)
   }
 
   /// Gives back a reserved slot whose drawing failed.
   mutating func abandon(_ reservation: Reservation) {
     guard reservation.generation == generation else { return }
-    IndexRecord.setSequence(0, slot: reservation.slot, in: index.base)
-    slots[reservation.slot] = Slot()
+    markRemoved(reservation.slot)
+    slots[reservation.slot].phase = .free
     freeSlots.append(Int32(reservation.slot))
   }
 
   /// Publishes a drawn entry: the record is written and its checksum set, then its
-  /// sequence made even; only then does the index serve it. An entry the same id had
-  /// is removed after.
-  mutating func commit(_ reservation: Reservation, bitmap: Bitmap, hash: UInt64, checksum: UInt64) {
-    guard reservation.generation == generation else { return }  // reset while drawing
+  /// sequence made committed, then its bucket inserted; an entry the same id had is
+  /// removed after. Returns false when a reset came in between (nothing published).
+  mutating func commit(
+    _ reservation: Reservation, entityID: String, sourceVersion: String, width: Int,
+    height: Int, hash: UInt64, checksum: UInt64
+  ) -> Bool {
+    guard reservation.generation == generation else { return false }
     let slot = reservation.slot
     writeOrder += 1
-    let committed = reservation.sequence + 1
-    atomicMemoryFence(ordering: .sequentiallyConsistent)
+    let committed = Self.next(after: reservation.sequence, state: 0)
     IndexRecord(
-      sequence: committed, idHash: hash, entityID: bitmap.entityID,
-      sourceVersion: bitmap.sourceVersion, width: bitmap.width, height: bitmap.height,
-      pixelChecksum: checksum, writeOrder: writeOrder
-    ).writeFields(slot: slot, to: index.base)
-    atomicMemoryFence(ordering: .sequentiallyConsistent)
-    IndexRecord.setSequence(committed, slot: slot, in: index.base)
-    atomicMemoryFence(ordering: .sequentiallyConsistent)
-    if let previous = find(bitmap.entityID, hash: hash) { remove(previous, readOnly: false) }
-    slots[slot].phase = .live
-    slots[slot].bitmap = bitmap
-    slots[slot].idHash = hash
-    slots[slot].sequence = committed
-    slots[slot].verified = true
-    link(slot)
-    pushNewest(slot)
+      sequence: committed, idHash: hash, entityID: entityID, sourceVersion: sourceVersion,
+      width: width, height: height, pixelChecksum: checksum, writeOrder: writeOrder
+    ).writeFields(slot: slot, to: files.index.base)
+    files.sequence(slot).pointee.store(committed, ordering: .sequentiallyConsistent)
+    files.markVerified(slot, sequence: committed)
+    let previous = find(entityID, hash: hash)
+    let clock = files.shared.clock.pointee.load(ordering: .relaxed) + 1
+    files.shared.clock.pointee.store(clock, ordering: .relaxed)
+    files.shared.stamps[slot].store(clock, ordering: .relaxed)
+    slots[slot] = Slot(phase: .live, entityID: entityID, idHash: hash, sequence: committed)
+    homeHashes[slot] = hash
+    files.shared.insert(slot: slot, hash: hash)
+    if let previous { remove(previous) }
+    pushNewest(slot, stamp: clock)
     liveCount += 1
+    return true
+  }
+
+  /// Removes the entry in `slot` if it still holds `sequence` (a hit found it corrupt).
+  mutating func removeCorrupt(_ slot: Int, sequence: UInt64) {
+    guard slot < slots.count, slots[slot].phase == .live, slots[slot].sequence == sequence else {
+      return
+    }
+    remove(slot)
   }
 
   private mutating func reclaimRetired() {
     retired.removeAll { slot in
-      guard isKnownUniquelyReferenced(&slots[Int(slot)].bitmap) else { return false }
-      slots[Int(slot)] = Slot()
+      guard !files.shared.isPinned(Int(slot)) else { return false }
+      slots[Int(slot)].phase = .free
       freeSlots.append(slot)
       return true
     }
   }
 
   /// Grows both files by a step (doubling, at least 8 entries, at most maximumCount).
-  private mutating func grow(format: ImageFormat, layout: EntryLayout, headerSize: Int)
-    throws(ImageTableError)
-  {
+  private mutating func grow(format: ImageFormat) throws(ImageTableError) {
     let count = min(format.maximumCount, max(8, slots.count * 2))
-    try index.grow(to: TableFileLayout.recordOffset(count))
-    try table.grow(to: headerSize + count * layout.entryStride)
+    try files.index.grow(to: TableFileLayout.recordOffset(count))
+    try files.table.grow(to: files.headerSize + count * files.layout.entryStride)
     freeSlots.insert(contentsOf: (slots.count..<count).reversed().map { Int32($0) }, at: 0)
     slots.append(contentsOf: repeatElement(Slot(), count: count - slots.count))
+    homeHashes.append(contentsOf: repeatElement(0, count: count - homeHashes.count))
   }
 
   // MARK: Lists
 
-  private mutating func link(_ slot: Int) {
-    let hash = slots[slot].idHash
-    slots[slot].chainNext = chains[hash] ?? -1
-    chains[hash] = Int32(slot)
-  }
-
-  private mutating func pushNewest(_ slot: Int) {
+  private mutating func pushNewest(_ slot: Int, stamp: UInt64) {
+    slots[slot].listStamp = stamp
     slots[slot].older = newest
     slots[slot].newer = -1
     if newest >= 0 { slots[Int(newest)].newer = Int32(slot) }

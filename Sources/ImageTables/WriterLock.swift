@@ -6,8 +6,11 @@ final class WriterLock: Sendable {
   let descriptor: Int32
 
   init(path: String, wait: Bool) throws(ImageTableError) {
-    let descriptor = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0o644)
-    guard descriptor >= 0 else { throw MappedFile.error(path, "open") }
+    let descriptor = open(path, O_RDWR | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0o644)
+    guard descriptor >= 0 else {
+      if errno == ELOOP { throw .symbolicLink(path: path) }
+      throw MappedFile.error(path, "open")
+    }
     while flock(descriptor, LOCK_EX | (wait ? 0 : LOCK_NB)) != 0 {
       if errno == EINTR { continue }
       let busy = errno == EWOULDBLOCK

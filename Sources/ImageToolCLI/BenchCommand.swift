@@ -19,6 +19,7 @@ public struct BenchCommand: Command {
       .init("json", help: "Print one JSON object of the figures."),
       .init("entries", value: "n", help: "Entries in the table (default 10000)."),
       .init("hits", value: "n", help: "Table hits to time (default 100000)."),
+      .init("side", value: "n", help: "Entry width and height in pixels (default 64)."),
     ],
     arguments: [.init("suite", help: "What to measure: tables.")]
   )
@@ -32,6 +33,7 @@ public struct BenchCommand: Command {
     var benchmark = TableBenchmark()
     benchmark.entries = try arguments.integer("entries", in: 100...1_000_000, default: 10_000)
     benchmark.hits = try arguments.integer("hits", in: 1_000...10_000_000, default: 100_000)
+    benchmark.side = try arguments.integer("side", in: 8...256, default: 64)
     benchmark.pngFiles = min(benchmark.pngFiles, benchmark.entries)
     let result = try benchmark.run { console.err("bench: \($0)") }
     if arguments.flag("json") {
@@ -57,6 +59,12 @@ public struct BenchCommand: Command {
       ("allocatedBytesPerHit", result.allocatedBytesPerHit.map { .number($0) } ?? .null),
       ("controlBytesPerAllocation", result.controlBytesPerAllocation.map { .number($0) } ?? .null),
       ("timerNanosP50", .number(result.timerOverhead.median)),
+      ("bareMmapNanosP50", .number(result.bare.median)),
+      ("hitOverBareRatio", .number(result.bareRatio)),
+      ("hitsPerSecondOneThread", .number(result.threads.hitsOne)),
+      ("hitsPerSecondTwoThreads", .number(result.threads.hitsTwo)),
+      ("hitTwoThreadScaling", .number(result.hitThreadScaling)),
+      ("bareTwoThreadScaling", .number(result.bareThreadScaling)),
     ])
   }
 
@@ -75,6 +83,15 @@ public struct BenchCommand: Command {
       result.controlBytesPerAllocation.map { String(format: "%.1f bytes", $0) } ?? "not measurable"
     return [
       "\(result.entries) entries of \(result.side)x\(result.side) bgra32, read at random",
+      "",
+      String(
+        format: "table hit p50 %.0f ns vs bare mmap lookup p50 %.0f ns (interleaved): %.2fx",
+        result.hit.median, result.bare.median, result.bareRatio),
+      String(
+        format: "two reader threads: table %.2fx one thread (%.1fM/s vs %.1fM/s); "
+          + "bare lookup %.2fx (the machine's own ceiling)",
+        result.hitThreadScaling, result.threads.hitsTwo / 1e6, result.threads.hitsOne / 1e6,
+        result.bareThreadScaling),
       "",
       "                                     p50 (ns)  p99 (ns)  hit is",
       row("table hit (mmap, zero-copy)", result.hit, nil),

@@ -21,6 +21,14 @@ struct TableBenchmark {
     var timerOverhead: LatencySamples
     var allocatedBytesPerHit: Double?
     var controlBytesPerAllocation: Double?
+    /// The bare mmap lookup, timed interleaved with the hits.
+    var bare: LatencySamples
+    /// Lookups a second with one and with two threads (medians of five runs each).
+    var threads: (hitsOne: Double, hitsTwo: Double, bareOne: Double, bareTwo: Double)
+
+    var bareRatio: Double { hit.median / bare.median }
+    var hitThreadScaling: Double { threads.hitsTwo / threads.hitsOne }
+    var bareThreadScaling: Double { threads.bareTwo / threads.bareOne }
 
     var rawFileRatio: Double { rawFile.median / hit.median }
     var pngDecodeRatio: Double { pngDecode.median / hit.median }
@@ -46,10 +54,21 @@ struct TableBenchmark {
       }
     }
 
-    progress("writing \(entries) raw files of \(bytesPerEntry) bytes")
+    progress("building a bare mmap lookup of the same entries")
+    var slots = [Int](repeating: 0, count: entries)
+    for entry in table.entries() {
+      if let number = Int(entry.entityID.dropFirst(7).dropLast(4)) { slots[number] = entry.slot }
+    }
+    let headerSize = try Self.headerSize(of: table.tablePath)
+    let bareLookup = try BareMmapLookup(
+      path: folder.appendingPathComponent("bare.lookup").path, ids: ids, slots: slots,
+      tablePath: table.tablePath, headerSize: headerSize, stride: table.layout.entryStride)
+
+    let rawCount = min(entries, 20_000)
+    progress("writing \(rawCount) raw files of \(bytesPerEntry) bytes")
     let rawFolder = folder.appendingPathComponent("raw")
     try FileManager.default.createDirectory(at: rawFolder, withIntermediateDirectories: true)
-    let rawPaths = (0..<entries).map { rawFolder.appendingPathComponent("\($0).raw").path }
+    let rawPaths = (0..<rawCount).map { rawFolder.appendingPathComponent("\($0).raw").path }
     let rawBytes = Data(repeating: 0x7F, count: bytesPerEntry)
     for path in rawPaths { try rawBytes.write(to: URL(fileURLWithPath: path)) }
 
@@ -57,6 +76,7 @@ struct TableBenchmark {
     let pngPaths = try makePNGs(in: folder.appendingPathComponent("png"), generator: &generator)
 
     progress("timing \(hits) table hits")
+    progress("  interleaved with as many bare mmap lookups")
     var timer = LatencySamples(capacity: hits)
     for _ in 0..<hits {
       let start = LatencySamples.now()
@@ -65,12 +85,22 @@ struct TableBenchmark {
     var hit = LatencySamples(capacity: hits)
     let order = (0..<hits).map { _ in Int.random(in: 0..<entries, using: &generator) }
     var sink: UInt8 = 0
+    var bare = LatencySamples(capacity: hits)
     for index in order {
       let id = ids[index]
       let start = LatencySamples.now()
       let bitmap = table.bitmap(entityID: id, sourceVersion: "v1")
       sink &+= bitmap?.bytes[0] ?? 1
       hit.append(LatencySamples.now() &- start)
+      let bareStart = LatencySamples.now()
+      sink &+= bareLookup.lookup(id)?.load(as: UInt8.self) ?? 1
+      bare.append(LatencySamples.now() &- bareStart)
+    }
+    progress("timing one and two reader threads (five runs each, alternating)")
+    let threads = Self.threadThroughput(order: order) { index in
+      table.bitmap(entityID: ids[index], sourceVersion: "v1")?.bytes[0] ?? 1
+    } bare: { index in
+      bareLookup.lookup(ids[index])?.load(as: UInt8.self) ?? 1
     }
     // Allocation: keep every object a hit returns, so anything a hit allocated stays
     // on the heap; beside it, a control that allocates one small object a step.
@@ -84,7 +114,7 @@ struct TableBenchmark {
     let buffer = UnsafeMutableRawPointer.allocate(byteCount: bytesPerEntry, alignment: 64)
     defer { buffer.deallocate() }
     for _ in 0..<rawReads {
-      let path = rawPaths[Int.random(in: 0..<entries, using: &generator)]
+      let path = rawPaths[Int.random(in: 0..<rawCount, using: &generator)]
       let start = LatencySamples.now()
       let descriptor = open(path, O_RDONLY)
       let count = read(descriptor, buffer, bytesPerEntry)
@@ -106,7 +136,44 @@ struct TableBenchmark {
     withExtendedLifetime(sink) {}
     return Result(
       entries: entries, side: side, hit: hit, rawFile: raw, pngDecode: png, timerOverhead: timer,
-      allocatedBytesPerHit: allocated, controlBytesPerAllocation: control)
+      allocatedBytesPerHit: allocated, controlBytesPerAllocation: control, bare: bare,
+      threads: threads)
+  }
+
+  private static func headerSize(of tablePath: String) throws -> Int {
+    let handle = try FileHandle(forReadingFrom: URL(fileURLWithPath: tablePath))
+    defer { try? handle.close() }
+    let bytes = [UInt8](try handle.read(upToCount: 32) ?? Data())
+    guard bytes.count == 32 else { throw BenchmarkError.shortRead(path: tablePath) }
+    return Int(bytes[28]) | Int(bytes[29]) << 8 | Int(bytes[30]) << 16 | Int(bytes[31]) << 24
+  }
+
+  /// Lookups a second on one thread and on two at once, for the table and the bare
+  /// lookup: the median of five runs of each, the four kinds alternating.
+  static func threadThroughput(
+    order: [Int], hit: @escaping @Sendable (Int) -> UInt8, bare: @escaping @Sendable (Int) -> UInt8
+  ) -> (hitsOne: Double, hitsTwo: Double, bareOne: Double, bareTwo: Double) {
+    func rate(threads: Int, _ lookup: @escaping @Sendable (Int) -> UInt8) -> Double {
+      let start = LatencySamples.now()
+      DispatchQueue.concurrentPerform(iterations: threads) { thread in
+        var sink: UInt8 = 0
+        for step in 0..<order.count {
+          sink &+= lookup(order[(step &+ thread &* 7919) % order.count])
+        }
+        withExtendedLifetime(sink) {}
+      }
+      let seconds = Double(LatencySamples.now() &- start) / 1e9
+      return Double(order.count * threads) / seconds
+    }
+    var runs: [[Double]] = [[], [], [], []]
+    for _ in 0..<5 {
+      runs[0].append(rate(threads: 1, hit))
+      runs[1].append(rate(threads: 2, hit))
+      runs[2].append(rate(threads: 1, bare))
+      runs[3].append(rate(threads: 2, bare))
+    }
+    let medians = runs.map { $0.sorted()[2] }
+    return (medians[0], medians[1], medians[2], medians[3])
   }
 
   /// A 16-byte class instance: what one small allocation costs on the heap.

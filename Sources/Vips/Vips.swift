@@ -23,9 +23,25 @@ public enum Vips {
     // Every image we open is read once; a cache of operations only holds memory.
     vips_cache_set_max(0)
     vips_concurrency_set(Int32(max(1, ProcessInfo.processInfo.activeProcessorCount)))
+    // liborc's run-time code generation: see `vectorPathEnabledAtStart`.
+    cvips_vector_set_enabled(vectorPathEnabledAtStart ? 1 : 0)
     WarningLog.install()
     return .success(())
   }()
+
+  /// Whether libvips's vector path (liborc, which compiles code at run time) is on.
+  /// Off unless `IMGTOOL_VIPS_VECTOR=1` is set: 1 `swift test` run in 16 died with a
+  /// SIGSEGV inside liborc on a worker thread. `Scripts/measure-orc` measured renders
+  /// of the 24 fixture photos 1.13x slower without it (medians of five alternating
+  /// runs on a shared 2-core machine); a crash that ends a batch costs more than that.
+  static let vectorPathEnabledAtStart =
+    ProcessInfo.processInfo.environment["IMGTOOL_VIPS_VECTOR"] == "1"
+
+  /// Whether libvips's vector path (liborc) is on in this process.
+  public static var isVectorPathEnabled: Bool {
+    try? start()
+    return cvips_vector_isenabled() != 0
+  }
 
   /// Starts libvips once per process; safe to call from any thread, any number of times.
   ///

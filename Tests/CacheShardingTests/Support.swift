@@ -78,7 +78,10 @@ struct CacheContents: Equatable {
 /// Every file in a folder with its bytes, to show a folder did not change.
 func snapshot(_ folder: URL) throws -> [String: Data] {
   var files: [String: Data] = [:]
-  for name in try FileManager.default.contentsOfDirectory(atPath: folder.path) {
+  // `.shared` files are the tables' shared memory (reader records with pids, lookup
+  // buckets), written by every process that opens a table, readers too: not contents.
+  for name in try FileManager.default.contentsOfDirectory(atPath: folder.path)
+  where !name.hasSuffix(".shared") {
     files[name] = try Data(contentsOf: folder.appendingPathComponent(name))
   }
   return files

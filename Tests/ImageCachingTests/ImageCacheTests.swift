@@ -53,7 +53,10 @@ struct ImageCacheTests {
     let new = try await cache.image(for: second, format: "avatar.large")
     #expect(cache.statistics.decodes == 2)
     #expect(cache.cachedImage(for: first, format: "avatar.large") == nil)
-    #expect(cache.cachedImage(for: second, format: "avatar.large") === new)
+    // A hit is a new view of the same mapped bytes (each view holds its own pin).
+    #expect(
+      cache.cachedImage(for: second, format: "avatar.large")?.bytes.baseAddress
+        == new.bytes.baseAddress)
     #expect(Array(old.bytes) != Array(new.bytes))
     #expect(cache.table(format: "avatar.large")?.stats.entries == 1)
   }
@@ -234,5 +237,43 @@ struct ImageCacheTests {
           let p = bitmap.pixel(x: 32, y: 32)
           return [p.red, p.green, p.blue, p.alpha]
         }())
+  }
+}
+
+@Suite("All-or-nothing fills")
+struct FillAtomicityTests {
+  /// When one format's table refuses a write (every slot pinned), the entries the
+  /// fill wrote for the family's other formats are removed, and the error says it once.
+  @Test func aFailedWriteUndoesTheWholeFill() async throws {
+    let formats = [
+      try ImageFormat(
+        name: "pair.a", family: "pair", width: 16, height: 16, maximumCount: 4, pipeline: "fill"),
+      try ImageFormat(
+        name: "pair.b", family: "pair", width: 8, height: 8, maximumCount: 1, pipeline: "fill"),
+    ]
+    let cache = try ImageCache(
+      configuration: CacheConfiguration(
+        directory: Photos.temporaryFolder(), formats: formats, device: .server))
+    let first = try await cache.fill(entity("rocket.jpg"), family: "pair")
+    let pinned = try #require(first["pair.b"])
+    do {
+      _ = try await cache.fill(entity("hubble.jpg"), family: "pair")
+      Issue.record("the fill should have failed: pair.b's only slot is pinned")
+    } catch {
+      #expect(
+        error
+          == .fillUndone(
+            entityID: "hubble.jpg", family: "pair", removed: ["pair.a"],
+            error: .noFreeSlot(format: "pair.b", capacity: 1)))
+      #expect(
+        error.description
+          == "hubble.jpg: nothing stored for family 'pair' (undid pair.a): format 'pair.b': all 1 "
+          + "entries are in use by live bitmaps or writes; release bitmaps or raise maximumCount")
+    }
+    #expect(cache.cachedImage(for: entity("hubble.jpg"), format: "pair.a") == nil)
+    #expect(cache.cachedImage(for: entity("hubble.jpg"), format: "pair.b") == nil)
+    #expect(cache.cachedImage(for: entity("rocket.jpg"), format: "pair.a") != nil)
+    #expect(cache.table(format: "pair.a")?.stats.entries == 1)
+    withExtendedLifetime(pinned) {}
   }
 }

@@ -123,7 +123,7 @@ struct FormatTests {
     }
     let newProcessor = base.fingerprint(processorIdentifiers: ["fill@2(crop: centre)"])
     #expect(newProcessor.changedFields(from: fingerprint) == ["processors"])
-    #expect(fingerprint.dictionary["layoutVersion"] == "1")
+    #expect(fingerprint.dictionary["layoutVersion"] == "2")
   }
 
   @Test func fingerprintTextRoundTrips() throws {

@@ -12,7 +12,7 @@ enum Folder {
 
 /// Collects a table's reports.
 final class EventLog: Sendable {
-  private let events = Mutex<[ImageTableEvent]>([])
+  private let events = TableLock<[ImageTableEvent]>([])
   var report: @Sendable (ImageTableEvent) -> Void {
     { event in self.events.withLock { $0.append(event) } }
   }

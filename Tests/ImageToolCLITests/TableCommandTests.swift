@@ -95,7 +95,11 @@ struct TableCommandTests {
     #expect(result.status == 0)
     let object = try #require(
       try JSONSerialization.jsonObject(with: Data(result.out.joined().utf8)) as? [String: Any])
-    for key in ["hitNanosP50", "hitNanosP99", "rawFileRatio", "pngDecodeRatio"] {
+    for key in [
+      "hitNanosP50", "hitNanosP99", "rawFileRatio", "pngDecodeRatio", "bareMmapNanosP50",
+      "hitOverBareRatio", "hitsPerSecondOneThread", "hitsPerSecondTwoThreads",
+      "hitTwoThreadScaling", "bareTwoThreadScaling",
+    ] {
       let value = try #require(object[key] as? Double, "\(key)")
       #expect(value > 0, "\(key)")
     }

@@ -97,4 +97,8 @@ int cvips_webpsave(VipsImage *in, const char *filename, int quality, gboolean lo
 // ("photo.tif[compression=lzw]"), as libvips parses them.
 int cvips_image_write_to_file(VipsImage *in, const char *filename_with_options);
 
+/* libvips's vector path (liborc); <vips/vector.h> is not part of <vips/vips.h>. */
+void cvips_vector_set_enabled(int enabled);
+int cvips_vector_isenabled(void);
+
 #endif

@@ -1,0 +1,202 @@
+import Foundation
+import Synchronization
+
+/// One opening of a table's files (`.table`, `.index`, `.shared`) and the reader record
+/// this table instance holds in the shared file; the lock-free hit path.
+///
+/// Every ``Bitmap`` served from these files holds one pin in this object's reader
+/// record until it goes; the object (so the mappings and the record) outlives its
+/// table while any pin is held (``keepWhilePinned(_:)``). The protocol is written at
+/// the top of `SharedFile.swift`.
+final class TableFiles: @unchecked Sendable {
+  // Safety of @unchecked Sendable: the mappings are fixed for this object's life; the
+  // shared words are atomics; `verified` words are atomics private to this process.
+  let table: MappedFile
+  let index: MappedFile
+  let shared: SharedFile
+  let identity: UInt64
+  let capacity: Int
+  let layout: EntryLayout
+  let headerSize: Int
+  let reader: Int
+  let pins: UnsafeMutablePointer<Atomic<UInt32>>
+  /// Per slot: the committed sequence whose pixels this instance has checked (a
+  /// checksum once per entry), or that sequence with `failedMark` when they failed.
+  private let verified: UnsafeMutablePointer<Atomic<UInt64>>
+  static let failedMark: UInt64 = 1 << 63
+
+  init(
+    table: MappedFile, index: MappedFile, shared: SharedFile, identity: UInt64,
+    layout: EntryLayout, headerSize: Int
+  ) throws(ImageTableError) {
+    self.table = table
+    self.index = index
+    self.shared = shared
+    self.identity = identity
+    self.capacity = shared.capacity
+    self.layout = layout
+    self.headerSize = headerSize
+    reader = try shared.claimReader()
+    pins = shared.pins(reader)
+    verified = calloc(max(1, shared.capacity), 8)!.assumingMemoryBound(to: Atomic<UInt64>.self)
+  }
+
+  deinit {
+    shared.releaseReader(reader)
+    free(verified)
+  }
+
+  func sequence(_ slot: Int) -> UnsafeMutablePointer<Atomic<UInt64>> {
+    (index.base + TableFileLayout.recordOffset(slot)).assumingMemoryBound(to: Atomic<UInt64>.self)
+  }
+
+  func pixels(_ slot: Int) -> UnsafeMutableRawPointer {
+    table.base + headerSize + slot * layout.entryStride
+  }
+
+  func markVerified(_ slot: Int, sequence: UInt64) {
+    verified[slot].store(sequence, ordering: .relaxed)
+  }
+
+  /// What a lookup found.
+  enum Lookup {
+    case hit(Bitmap)
+    case miss
+    /// The entry's pixels fail their checksum (reported once per entry and instance).
+    case corrupt(slot: Int, sequence: UInt64, reason: String)
+    /// Found and checked, not pinned (a lookup with `pin: false`).
+    case present
+    /// Another entry's record: keep probing.
+    case other
+  }
+
+  /// Finds the committed entry for `entityID` at `sourceVersion` and pins it (when
+  /// `pin`); no lock, no system call, no allocation but the returned Bitmap.
+  func lookup(_ entityID: String, hash: UInt64, sourceVersion: String, pin: Bool) -> Lookup {
+    let tag = SharedFile.tag(hash)
+    let mask = shared.bucketMask
+    var bucket = Int(truncatingIfNeeded: hash) & mask
+    for _ in 0..<shared.bucketCount {
+      let value = shared.buckets[bucket].load(ordering: .acquiring)
+      if value == 0 { return .miss }
+      if value & 0xFFFF_FFFF_0000_0000 == tag {
+        let slot = Int(value & 0xFFFF_FFFF) &- 1
+        if slot >= 0, slot < capacity {
+          let found = serve(
+            slot: slot, entityID: entityID, hash: hash, sourceVersion: sourceVersion, pin: pin)
+          if case .other = found {} else { return found }
+        }
+      }
+      bucket = (bucket + 1) & mask
+    }
+    return .miss
+  }
+
+  private func serve(
+    slot: Int, entityID: String, hash: UInt64, sourceVersion: String, pin: Bool
+  ) -> Lookup {
+    let record = index.base + TableFileLayout.recordOffset(slot)
+    let sequence = self.sequence(slot)
+    let before = sequence.pointee.load(ordering: .acquiring)
+    guard before != 0, before & 3 == 0, record.field(8, as: UInt64.self) == hash else {
+      return .other
+    }
+    // Every length from disk is checked before use.
+    let idLength = Int(record.field(16, as: UInt32.self))
+    let versionLength = Int(record.field(20, as: UInt32.self))
+    guard idLength <= TableFileLayout.keyCapacity, versionLength <= TableFileLayout.keyCapacity,
+      idLength + versionLength <= TableFileLayout.keyCapacity,
+      Self.equal(entityID, record + TableFileLayout.keyOffset, idLength),
+      Self.equal(sourceVersion, record + TableFileLayout.keyOffset + idLength, versionLength)
+    else { return .other }
+    let width = Int(record.field(24, as: UInt32.self))
+    let height = Int(record.field(28, as: UInt32.self))
+    let checksum = record.field(32, as: UInt64.self)
+    guard (1...layout.width).contains(width), (1...layout.height).contains(height) else {
+      return .other
+    }
+    if pin {
+      pins[slot].add(1, ordering: .sequentiallyConsistent)
+      guard sequence.pointee.load(ordering: .sequentiallyConsistent) == before else {
+        pins[slot].subtract(1, ordering: .releasing)
+        return .other
+      }
+    } else {
+      guard sequence.pointee.load(ordering: .acquiring) == before else { return .other }
+    }
+    let checked = verified[slot].load(ordering: .relaxed)
+    if checked != before {
+      let reason: String? =
+        checked == before | Self.failedMark
+        ? "" : verify(slot: slot, height: height, expected: checksum)
+      if let reason {
+        if pin { pins[slot].subtract(1, ordering: .releasing) }
+        verified[slot].store(before | Self.failedMark, ordering: .relaxed)
+        return reason.isEmpty ? .miss : .corrupt(slot: slot, sequence: before, reason: reason)
+      }
+      verified[slot].store(before, ordering: .relaxed)
+    }
+    let clock = shared.clock.pointee.load(ordering: .relaxed)
+    if shared.stamps[slot].load(ordering: .relaxed) != clock {
+      shared.stamps[slot].store(clock, ordering: .relaxed)
+    }
+    guard pin else { return .present }
+    return .hit(
+      Bitmap(
+        base: UnsafeRawPointer(pixels(slot)), mapping: nil, width: width, height: height,
+        bytesPerRow: layout.bytesPerRow, style: layout.style, entityID: entityID,
+        sourceVersion: sourceVersion, pin: pins + slot))
+  }
+
+  /// Checks an entry's pixels against the checksum of its record; the problem, or nil.
+  func verify(slot: Int, height: Int, expected: UInt64) -> String? {
+    let actual = Checksum.hash(
+      UnsafeRawBufferPointer(start: pixels(slot), count: layout.bytesPerRow * height))
+    return actual == expected ? nil : "its pixels fail their checksum"
+  }
+
+  /// Whether `count` bytes at `bytes` are `string`'s UTF-8.
+  @inline(__always)
+  private static func equal(_ string: String, _ bytes: UnsafeMutableRawPointer, _ count: Int)
+    -> Bool
+  {
+    var string = string
+    return string.withUTF8 { utf8 in
+      utf8.count == count && (count == 0 || memcmp(utf8.baseAddress!, bytes, count) == 0)
+    }
+  }
+
+  /// Whether any Bitmap of these files is alive (a pin in this instance's record).
+  var isPinned: Bool {
+    (0..<capacity).contains { pins[$0].load(ordering: .acquiring) != 0 }
+  }
+
+  /// Openings whose table went while Bitmaps of them lived; each is let go once its
+  /// last Bitmap has gone (checked whenever a table opens or closes).
+  private static let orphans = TableLock<[TableFiles]>([])
+
+  /// Keeps `files` (its mappings and reader record) while a Bitmap of it lives.
+  static func keepWhilePinned(_ files: [TableFiles]) {
+    orphans.withLock { orphans in
+      orphans.append(contentsOf: files)
+      orphans.removeAll { !$0.isPinned }
+    }
+  }
+
+  /// Lets go of orphaned openings none of whose Bitmaps live any more.
+  static func releaseUnpinnedOrphans() {
+    orphans.withLock { orphans in orphans.removeAll { !$0.isPinned } }
+  }
+
+  /// Slots the files hold now (from their lengths on disk, for any process).
+  func slotCount() -> Int {
+    var tableStatus = stat()
+    var indexStatus = stat()
+    guard fstat(table.descriptor, &tableStatus) == 0, fstat(index.descriptor, &indexStatus) == 0
+    else { return 0 }
+    let tableSlots = max(0, (Int(tableStatus.st_size) - headerSize) / layout.entryStride)
+    let indexSlots = max(
+      0, (Int(indexStatus.st_size) - TableFileLayout.indexHeaderSize) / TableFileLayout.recordSize)
+    return min(tableSlots, indexSlots, capacity)
+  }
+}
