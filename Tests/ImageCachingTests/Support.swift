@@ -82,12 +82,11 @@ final class GatedLoader: SourceLoader, Sendable {
   private let state = Mutex(
     (
       isOpen: false, loading: 0, gate: [CheckedContinuation<Void, Never>](),
-      started: [CheckedContinuation<Void, Never>]()
+      started: [CheckedContinuation<Void, Never>](), returned: 0,
+      cancelledAfterGate: 0, returning: [CheckedContinuation<Void, Never>]()
     ))
 
   init(answer: @escaping @Sendable (URL) throws -> [UInt8]) { self.answer = answer }
-
-  var isOpen: Bool { state.withLock { $0.isOpen } }
 
   /// Returns once a load has reached the gate.
   func waitUntilLoading() async {
@@ -100,6 +99,22 @@ final class GatedLoader: SourceLoader, Sendable {
       if now { continuation.resume() }
     }
   }
+
+  /// Returns once a load has passed the gate and returned (or thrown).
+  func waitUntilReturned() async {
+    await withCheckedContinuation { continuation in
+      let now = state.withLock { state -> Bool in
+        if state.returned > 0 { return true }
+        state.returning.append(continuation)
+        return false
+      }
+      if now { continuation.resume() }
+    }
+  }
+
+  /// How many loads found their task cancelled once past the gate: the cache had
+  /// stopped the work it no longer needed.
+  var cancelledAfterGate: Int { state.withLock { $0.cancelledAfterGate } }
 
   /// Lets every held load, and every later one, go on.
   func open() {
@@ -122,7 +137,25 @@ final class GatedLoader: SourceLoader, Sendable {
       for waiter in started { waiter.resume() }
       if pass { continuation.resume() }
     }
+    let cancelled = Task.isCancelled
+    defer {
+      let returning = state.withLock { state in
+        state.returned += 1
+        if cancelled { state.cancelledAfterGate += 1 }
+        defer { state.returning = [] }
+        return state.returning
+      }
+      for waiter in returning { waiter.resume() }
+    }
     return try answer(url)
+  }
+}
+
+/// Returns once the cache's only fill has ended, having written entries or failed.
+/// Polls; a test that uses it sets a `.timeLimit` in case the fill never ends.
+func waitForTheOnlyFillToEnd(of cache: ImageCache) async throws {
+  while cache.statistics.entriesWritten == 0 && cache.statistics.failures == 0 {
+    try await Task.sleep(for: .milliseconds(5))
   }
 }
 
