@@ -273,10 +273,12 @@ struct FirstHourTests {
     let corner = try VipsImage(file: jpeg).pixel(x: 0, y: 0)
     #expect(corner[0] < 40 && corner[1] > 215 && corner[2] < 40, "\(corner)")
     #expect(try VipsImage(file: png).pixel(x: 0, y: 0)[3] == 0)
-    // The middle is the cat, in both.
+    // The middle is the cat, in both, up to what JPEG's lossy coding (its chroma
+    // subsampling on a 32x32 picture) changes: measured 187,157,105 against 194,150,114,
+    // so 7, 7 and 9 (libvips 8.14, Debian bookworm).
     let middle = try VipsImage(file: jpeg).pixel(x: 16, y: 16)
     let original = try VipsImage(file: png).pixel(x: 16, y: 16)
-    #expect(zip(middle, original).allSatisfy { abs($0 - $1) < 24 }, "\(middle) \(original)")
+    #expect(zip(middle, original).allSatisfy { abs($0 - $1) <= 10 }, "\(middle) \(original)")
   }
 
   // MARK: Readers and writers
