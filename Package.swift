@@ -9,6 +9,7 @@ let package = Package(
     .library(name: "ImageTables", targets: ["ImageTables"]),
     .library(name: "ImageProcessing", targets: ["ImageProcessing"]),
     .library(name: "ImageCaching", targets: ["ImageCaching"]),
+    .library(name: "CacheSharding", targets: ["CacheSharding"]),
     .library(name: "PhotoModels", targets: ["PhotoModels"]),
     .library(name: "ImageToolCLI", targets: ["ImageToolCLI"]),
     // The plugin interface alone (a C header), for plugins built as packages of their own
@@ -28,13 +29,16 @@ let package = Package(
     .target(name: "Vips", dependencies: ["CVips", "CVipsShim"]),
     .target(name: "ImageTables"),
     .target(name: "ImageToolPluginABI"),
+    .target(name: "CacheSharding", dependencies: ["ImageTables"]),
     .target(name: "ImageProcessing", dependencies: ["Vips", "ImageTables", "ImageToolPluginABI"]),
     .target(name: "ImageCaching", dependencies: ["Vips", "ImageTables", "ImageProcessing"]),
     .target(
       name: "PhotoModels", dependencies: ["Vips", "ImageTables", "ImageProcessing", "ImageCaching"]),
     .target(
       name: "ImageToolCLI",
-      dependencies: ["Vips", "ImageTables", "ImageProcessing", "ImageCaching", "PhotoModels"]),
+      dependencies: [
+        "Vips", "ImageTables", "ImageProcessing", "ImageCaching", "PhotoModels", "CacheSharding",
+      ]),
     .target(
       name: "SepiaPlugin", dependencies: ["CVips", "CVipsShim", "ImageToolPluginABI"],
       path: "Examples/CustomProcessor/SepiaPlugin"),
@@ -43,6 +47,10 @@ let package = Package(
       dependencies: ["ImageCaching", "ImageTables", "ImageToolCLI", "PhotoModels"],
       path: "Examples/Gallery"),
     .executableTarget(name: "imgtool", dependencies: ["ImageToolCLI", "ImageProcessing"]),
+    // Whether two caches hold the same entries, byte for byte (Examples/Distributed).
+    .executableTarget(
+      name: "compare-caches", dependencies: ["ImageTables"],
+      path: "Examples/Distributed/CompareCaches"),
     .plugin(
       name: "RenderImages",
       capability: .command(
@@ -61,6 +69,8 @@ let package = Package(
     .testTarget(name: "VipsTests", dependencies: ["Vips", "TestFixtures"]),
     .testTarget(name: "ImageTablesTests", dependencies: ["ImageTables", "TestFixtures"]),
     .testTarget(
+      name: "CacheShardingTests", dependencies: ["CacheSharding", "ImageTables", "TestFixtures"]),
+    .testTarget(
       name: "ImageCachingTests",
       dependencies: ["ImageCaching", "ImageProcessing", "ImageTables", "Vips", "TestFixtures"]),
     .testTarget(
@@ -75,6 +85,7 @@ let package = Package(
       name: "ImageToolCLITests",
       dependencies: [
         "ImageToolCLI", "ImageTables", "PhotoModels", "Vips", "imgtool", "Gallery", "TestFixtures",
+        "CacheSharding", "compare-caches",
       ]),
   ],
   swiftLanguageModes: [.v6]

@@ -15,22 +15,34 @@ int cvips_image_new_from_buffer(const void *data, size_t length, VipsImage **out
   return *out ? 0 : -1;
 }
 
+int cvips_image_new_from_buffer_options(const void *data, size_t length,
+                                        const char *option_string, VipsImage **out,
+                                        VipsAccess access, VipsFailOn fail_on) {
+  *out = vips_image_new_from_buffer(data, length, option_string, "access", access, "fail_on",
+                                    fail_on, NULL);
+  return *out ? 0 : -1;
+}
+
 int cvips_thumbnail_source(VipsSource *source, VipsImage **out, int width, int height,
-                           VipsInteresting crop, VipsSize size, const char *option_string) {
+                           VipsInteresting crop, VipsSize size, const char *option_string,
+                           const char *output_profile) {
   return vips_thumbnail_source(source, out, width, "height", height, "crop", crop, "size",
-                               size, "option_string", option_string, NULL);
+                               size, "option_string", option_string, "export_profile",
+                               output_profile, NULL);
 }
 
 int cvips_thumbnail_buffer(void *data, size_t length, VipsImage **out, int width, int height,
-                           VipsInteresting crop, VipsSize size, const char *option_string) {
+                           VipsInteresting crop, VipsSize size, const char *option_string,
+                           const char *output_profile) {
   return vips_thumbnail_buffer(data, length, out, width, "height", height, "crop", crop,
-                               "size", size, "option_string", option_string, NULL);
+                               "size", size, "option_string", option_string, "export_profile",
+                               output_profile, NULL);
 }
 
 int cvips_thumbnail_image(VipsImage *in, VipsImage **out, int width, int height,
-                          VipsInteresting crop, VipsSize size) {
+                          VipsInteresting crop, VipsSize size, const char *output_profile) {
   return vips_thumbnail_image(in, out, width, "height", height, "crop", crop, "size", size,
-                              NULL);
+                              "export_profile", output_profile, NULL);
 }
 
 int cvips_resize(VipsImage *in, VipsImage **out, double hscale, double vscale) {

@@ -282,9 +282,10 @@ public final class ImageCache: Sendable {
         throw .unknownFormat(name)
       }
       let context = ProcessingContext(
-        format: format, entityID: entity.id, background: configuration.background, memo: memo)
+        format: format, entityID: entity.id, background: configuration.background, memo: memo,
+        geometry: decoded.geometry)
       do {
-        let processed = try pipeline.process(decoded, context: context)
+        let processed = try pipeline.process(decoded.image, context: context)
         rasters.append(
           (
             name,
@@ -315,15 +316,17 @@ public final class ImageCache: Sendable {
     return written
   }
 
-  /// The one decode of a fill: shrink-on-load to cover every box of the family, even
-  /// when only some of its formats are filled, so that an entry's pixels never depend
-  /// on which formats were asked for with it.
+  /// The one decode of a fill: shrink-on-load only, as far as every format of the
+  /// family allows, even when only some of its formats are filled, so that an entry's
+  /// pixels never depend on which formats were asked for with it.
   private func decode(_ entity: Entity, covering names: [String]) async throws(CacheError)
-    -> VipsImage
+    -> SourceDecoder.Decoded
   {
     let families = Set(names.compactMap { formats[$0]?.family })
-    let boxes = formats.values.filter { families.contains($0.family) }.map {
-      SourceDecoder.Box(width: $0.pixelWidth, height: $0.pixelHeight)
+    let consumers: [SourceDecoder.Consumer] = formats.values.filter {
+      families.contains($0.family)
+    }.compactMap { format in
+      pipelines[format.name].map { ($0, ProcessingContext(format: format, entityID: entity.id)) }
     }
     let bytes: [UInt8]?
     let name: String
@@ -347,9 +350,9 @@ public final class ImageCache: Sendable {
     do {
       if let bytes {
         return try SourceDecoder.decode(
-          bytes: bytes, name: name, covering: boxes, limits: configuration.limits)
+          bytes: bytes, name: name, for: consumers, limits: configuration.limits)
       }
-      return try SourceDecoder.decode(file: name, covering: boxes, limits: configuration.limits)
+      return try SourceDecoder.decode(file: name, for: consumers, limits: configuration.limits)
     } catch {
       throw .source(entityID: entity.id, source: name, error: error)
     }

@@ -17,14 +17,53 @@ public struct Pipeline: Sendable {
   /// The identifiers joined by ` | `: a spec that builds the same pipeline.
   public var identifier: String { identifiers.joined(separator: " | ") }
 
+  /// How much this pipeline shrinks a photo of `width` by `height` (as displayed) at
+  /// most, in photo pixels per output pixel: what the family's decode may shrink on load.
+  /// Steps are planned up to the first that resamples (``SourceGeometryProcessor``); a
+  /// pipeline with none needs the photo to cover the format's box.
+  public func decodeShrink(
+    photoWidth width: Int, photoHeight height: Int, context: ProcessingContext
+  )
+    -> Double
+  {
+    var geometry = SourceGeometry(photoWidth: width, photoHeight: height)
+    for processor in processors {
+      guard let planned = processor as? any SourceGeometryProcessor else { continue }
+      switch planned.plan(geometry, context: context) {
+      case .region(let region): geometry = region
+      case .resample(let shrink): return shrink
+      }
+    }
+    return ThumbnailGeometry(
+      width: geometry.region.width, height: geometry.region.height,
+      box: (context.pixelWidth, context.pixelHeight), covers: true
+    ).commonShrink
+  }
+
   /// Runs every processor in turn. An error names the processor and the entity.
+  ///
+  /// `context.geometry` says where `image` comes from in the photo (nil: it is the
+  /// photo); it follows the image from step to step: a crop narrows it, a resample or
+  /// any step that changes the size ends it (later steps see plain pixels).
   public func process(_ image: VipsImage, context: ProcessingContext) throws(ProcessingError)
     -> VipsImage
   {
     var current = image
+    var context = context
     for processor in processors {
       do {
+        let input = (current.width, current.height)
         current = try processor.process(current, context: context)
+        if let geometry = context.geometry {
+          if let planned = processor as? any SourceGeometryProcessor {
+            switch planned.plan(geometry, context: context) {
+            case .region(let region): context.geometry = region
+            case .resample: context.geometry = nil
+            }
+          } else if input != (current.width, current.height) {
+            context.geometry = nil
+          }
+        }
       } catch let error as VipsError {
         throw .processorFailed(
           processor: processor.identifier, entityID: context.entityID, reason: error.reason)

@@ -18,8 +18,9 @@ public struct Rasterizer: Sendable {
   public let width: Int
   public let height: Int
   public let style: PixelStyle
-  /// Packed 8-bit samples: RGBA for `bgra32`, RGB for `bgr32` and `bgr555`, grey for `gray8`.
-  let samples: [UInt8]
+  /// Packed 8-bit samples: RGBA for `bgra32`, RGB for `bgr32` and `bgr555`, grey for
+  /// `gray8`, where libvips computed them.
+  let samples: PixelBuffer
 
   /// Converts `image` for `style`; fails if it is larger than the slot.
   public static func prepare(
@@ -42,33 +43,74 @@ public struct Rasterizer: Sendable {
         }
       return Rasterizer(
         width: converted.width, height: converted.height, style: style,
-        samples: try converted.writePixels())
+        samples: try converted.computePixels())
     } catch {
       throw .rasterizeFailed(format: format, reason: error.reason)
     }
   }
 
-  /// Stores every pixel into `canvas` in its style, row by row at its stride.
+  /// Stores every pixel into `canvas` in its style, row by row at its stride: one pass
+  /// that premultiplies and puts the bands in the style's order.
   public func draw(into canvas: borrowing EntryCanvas) {
     precondition(canvas.width == width && canvas.height == height && canvas.style == style)
-    let channels = samples.count / max(1, width * height)
-    samples.withUnsafeBufferPointer { samples in
-      let base = canvas.bytes.baseAddress!
-      for y in 0..<height {
-        let row = base + y * canvas.bytesPerRow
-        var sample = y * width * channels
+    let channels = samples.bands
+    guard let source = samples.bytes.baseAddress, let base = canvas.bytes.baseAddress else {
+      return
+    }
+    let rowSamples = width * channels
+    for y in 0..<height {
+      let input = source.advanced(by: y * rowSamples).assumingMemoryBound(to: UInt8.self)
+      let output = base.advanced(by: y * canvas.bytesPerRow)
+      switch (style, channels) {
+      case (.bgra32, 4): Self.storePremultipliedBGRA(from: input, to: output, count: width)
+      case (.bgr32, 3): Self.storeBGRX(from: input, to: output, count: width)
+      case (.gray8, 1): output.copyMemory(from: input, byteCount: width)
+      default:
         for x in 0..<width {
+          let sample = input + x * channels
           let pixel: RGBA =
             switch channels {
-            case 4:
-              RGBA(samples[sample], samples[sample + 1], samples[sample + 2], samples[sample + 3])
-            case 3: RGBA(samples[sample], samples[sample + 1], samples[sample + 2])
-            default: RGBA(samples[sample], samples[sample], samples[sample])
+            case 4: RGBA(sample[0], sample[1], sample[2], sample[3])
+            case 3: RGBA(sample[0], sample[1], sample[2])
+            default: RGBA(sample[0], sample[0], sample[0])
             }
-          style.store(pixel, at: row + x * style.bytesPerPixel)
-          sample += channels
+          style.store(pixel, at: output + x * style.bytesPerPixel)
         }
       }
+    }
+  }
+
+  /// RGBA to premultiplied BGRA, as ``PixelStyle/bgra32`` stores it (c x a / 255,
+  /// rounded), one 32-bit word per pixel.
+  @inline(__always)
+  static func storePremultipliedBGRA(
+    from input: UnsafePointer<UInt8>, to output: UnsafeMutableRawPointer, count: Int
+  ) {
+    for x in 0..<count {
+      let r = UInt32(input[4 * x])
+      let g = UInt32(input[4 * x + 1])
+      let b = UInt32(input[4 * x + 2])
+      let a = UInt32(input[4 * x + 3])
+      let pb = (b * a + 127) / 255
+      let pg = (g * a + 127) / 255
+      let pr = (r * a + 127) / 255
+      output.storeBytes(
+        of: (pb | pg << 8 | pr << 16 | a << 24).littleEndian, toByteOffset: 4 * x, as: UInt32.self)
+    }
+  }
+
+  /// RGB to BGR with the unused fourth byte 255, as ``PixelStyle/bgr32`` stores it.
+  @inline(__always)
+  static func storeBGRX(
+    from input: UnsafePointer<UInt8>, to output: UnsafeMutableRawPointer, count: Int
+  ) {
+    for x in 0..<count {
+      let r = UInt32(input[3 * x])
+      let g = UInt32(input[3 * x + 1])
+      let b = UInt32(input[3 * x + 2])
+      output.storeBytes(
+        of: (b | g << 8 | r << 16 | 0xFF00_0000).littleEndian, toByteOffset: 4 * x,
+        as: UInt32.self)
     }
   }
 

@@ -29,10 +29,11 @@ struct Shape: Equatable {
 
   /// `image` cut to this shape (alpha outside it) and tagged with it.
   func cut(_ image: VipsImage) throws(VipsError) -> VipsImage {
-    let mask = try VipsImage.roundedRectangleMask(
-      width: rect.width, height: rect.height, radius: radius
-    )
-    .embedded(x: rect.x, y: rect.y, width: image.width, height: image.height)
+    var mask = try VipsImage.roundedRectangleMask(
+      width: rect.width, height: rect.height, radius: radius)
+    if rect != PixelRect(x: 0, y: 0, width: image.width, height: image.height) {
+      mask = try mask.embedded(x: rect.x, y: rect.y, width: image.width, height: image.height)
+    }
     return try image.toSRGB().masked(by: mask).settingMetadata(
       Self.metadataName, "\(rect.x),\(rect.y),\(rect.width),\(rect.height),\(radius)")
   }

@@ -1,9 +1,10 @@
 import Foundation
 import Vips
 
-/// Decodes a source once, with shrink-on-load, at the smallest size that still covers
-/// every box a family needs, upright and in 8-bit sRGB (an embedded profile applied
-/// once, here, rather than by every format): each pipeline shrinks and crops from it.
+/// Decodes a source once, with shrink-on-load only (never a resample), upright and in
+/// 8-bit sRGB (an embedded profile applied once, here, rather than by every format),
+/// and says where its pixels sit in the photo (``SourceGeometry``): every pipeline of a
+/// family then resamples once from it, with geometry in the photo's coordinates.
 public enum SourceDecoder {
   /// A pixel box a format needs.
   public struct Box: Sendable, Equatable {
@@ -15,42 +16,81 @@ public enum SourceDecoder {
     }
   }
 
-  /// The size to decode an image of `width` by `height` (as displayed) at, so that it
-  /// covers every box without enlarging: never larger than the image itself.
-  public static func decodeSize(width: Int, height: Int, covering boxes: [Box]) -> Box {
-    let scale =
-      boxes.map { max(Double($0.width) / Double(width), Double($0.height) / Double(height)) }
-      .max() ?? 1
-    guard scale < 1 else { return Box(width: width, height: height) }
-    // One pixel of margin: thumbnail rounds down, and a fill must not come up short.
-    return Box(
-      width: min(width, Int((Double(width) * scale).rounded(.up)) + 1),
-      height: min(height, Int((Double(height) * scale).rounded(.up)) + 1))
+  /// A decode and the photo it shows.
+  public struct Decoded: Sendable {
+    /// The pixels: the whole photo, shrunk on load by an integer factor (or not at all).
+    public let image: VipsImage
+    /// The photo's size as displayed; the region is the whole photo.
+    public let geometry: SourceGeometry
   }
 
-  /// Decodes the file once, upright (EXIF applied), covering every box.
+  /// A pipeline and the context it will run in: what a decode must serve.
+  public typealias Consumer = (pipeline: Pipeline, context: ProcessingContext)
+
+  /// Decodes bytes once for every consumer: the loader shrinks only as much as the
+  /// consumer that shrinks least allows (libvips thumbnail's shrink-on-load rule).
+  public static func decode(
+    bytes: [UInt8], name: String, for consumers: [Consumer], limits: ImageLimits = .standard
+  ) throws(VipsError) -> Decoded {
+    let (image, header, factor) = try VipsImage.decode(bytes: bytes, name: name, limits: limits) {
+      header in
+      consumers.map {
+        $0.pipeline.decodeShrink(
+          photoWidth: header.displayWidth, photoHeight: header.displayHeight, context: $0.context)
+      }.min() ?? 1
+    }
+    return Decoded(
+      image: image,
+      geometry: SourceGeometry(
+        photoWidth: header.displayWidth, photoHeight: header.displayHeight,
+        imageScale: 1 / Double(factor)))
+  }
+
+  /// Decodes a file once for every consumer; see ``decode(bytes:name:for:limits:)``.
+  public static func decode(
+    file path: String, for consumers: [Consumer], limits: ImageLimits = .standard
+  )
+    throws(VipsError) -> Decoded
+  {
+    try decode(bytes: read(path), name: path, for: consumers, limits: limits)
+  }
+
+  /// Decodes the file once, upright, shrunk on load no further than every box allows
+  /// (each box covered). The result is the decode alone: to run pipelines on it with
+  /// the photo's geometry, use ``decode(file:for:limits:)``.
   public static func decode(
     file path: String, covering boxes: [Box], limits: ImageLimits = .standard
-  )
-    throws(VipsError) -> VipsImage
-  {
-    let header = try VipsImage(file: path, limits: limits).header
-    let size = decodeSize(width: header.displayWidth, height: header.displayHeight, covering: boxes)
-    return try VipsImage.thumbnail(
-      file: path, width: size.width, height: size.height,
-      options: ThumbnailOptions(crop: .none, size: .down, limits: limits)
-    ).toSRGB().materialized()
+  ) throws(VipsError) -> VipsImage {
+    try decode(bytes: read(path), name: path, covering: boxes, limits: limits)
   }
 
-  /// Decodes bytes once, upright, covering every box.
+  /// Decodes bytes once, upright, covering every box; see ``decode(file:covering:limits:)``.
   public static func decode(
     bytes: [UInt8], name: String, covering boxes: [Box], limits: ImageLimits = .standard
   ) throws(VipsError) -> VipsImage {
-    let header = try VipsImage(bytes: bytes, name: name, limits: limits).header
-    let size = decodeSize(width: header.displayWidth, height: header.displayHeight, covering: boxes)
-    return try VipsImage.thumbnail(
-      bytes: bytes, name: name, width: size.width, height: size.height,
-      options: ThumbnailOptions(crop: .none, size: .down, limits: limits)
-    ).toSRGB().materialized()
+    try VipsImage.decode(bytes: bytes, name: name, limits: limits) { header in
+      boxes.map {
+        ThumbnailGeometry(
+          width: header.displayWidth, height: header.displayHeight, box: ($0.width, $0.height),
+          covers: true
+        ).commonShrink
+      }.min() ?? 1
+    }.image
+  }
+
+  /// The file's bytes; a missing or unreadable file gets the same errors libvips's
+  /// own file checks give.
+  static func read(_ path: String) throws(VipsError) -> [UInt8] {
+    var isDirectory: ObjCBool = false
+    guard FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory) else {
+      throw .unreadable(source: path, message: "no such file")
+    }
+    guard !isDirectory.boolValue else {
+      throw .unreadable(source: path, message: "it is a directory")
+    }
+    guard let data = FileManager.default.contents(atPath: path) else {
+      throw .unreadable(source: path, message: "permission denied")
+    }
+    return [UInt8](data)
   }
 }

@@ -76,10 +76,10 @@ public struct ApplyCommand: Command {
       pixelHeight: parts[1] * scale, scale: scale, style: style, entityID: input,
       background: background)
     do {
-      let source = try SourceDecoder.decode(
-        file: input,
-        covering: [.init(width: processing.pixelWidth, height: processing.pixelHeight)])
-      let processed = try pipeline.process(source, context: processing)
+      let source = try SourceDecoder.decode(file: input, for: [(pipeline, processing)])
+      var processing = processing
+      processing.geometry = source.geometry
+      let processed = try pipeline.process(source.image, context: processing)
       let raster = try Rasterizer.prepare(
         processed, style: style, background: background, slotWidth: processing.pixelWidth,
         slotHeight: processing.pixelHeight, format: "apply")

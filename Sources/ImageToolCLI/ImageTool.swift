@@ -27,7 +27,7 @@ public struct ImageTool: Sendable {
     [
       RenderCommand(), InfoCommand(), ManifestCommand(), ProcessorsCommand(), ApplyCommand(),
       ExportCommand(), SheetCommand(), BrowseCommand(), InspectCommand(), VerifyCommand(),
-      BenchCommand(),
+      BenchCommand(), MergeCommand(),
     ]
   }
 
@@ -110,11 +110,11 @@ public struct ImageTool: Sendable {
   }
 
   private func command(named name: String) -> (any Command)? {
-    commands.first { $0.spec.name == name }
+    commands.first { $0.listing.name == name }
   }
 
   private func suggestion(for name: String) -> String? {
-    Suggestion.closest(to: name, among: commands.map(\.spec.name))
+    Suggestion.closest(to: name, among: commands.map(\.listing.name))
   }
 
   private func usageError(_ error: CommandLineError, _ console: Console, spec: CommandSpec? = nil)
@@ -149,7 +149,7 @@ public struct ImageTool: Sendable {
       HelpFormatter.row("--version", "Show the version."),
       HelpFormatter.row("-h, --help", "Show help information."), "", "SUBCOMMANDS:",
     ]
-    lines += commands.map { HelpFormatter.row($0.spec.name, $0.spec.abstract) }
+    lines += commands.map { HelpFormatter.row($0.listing.name, $0.listing.abstract) }
     lines.append(HelpFormatter.row("help", "Show help for imgtool or one of its subcommands."))
     lines += [
       "", "  See 'imgtool help <subcommand>' for detailed help.", "",

@@ -1,3 +1,4 @@
+import CacheSharding
 import Foundation
 import ImageCaching
 import ImageTables
@@ -7,18 +8,24 @@ import Vips
 public struct RenderCommand: Command {
   public init() {}
 
+  static let abstract = "Render photos into every format of a family, one decode each."
+
+  /// Without the spec, which starts libvips to list the files a render reads.
+  public var listing: (name: String, abstract: String) { ("render", Self.abstract) }
+
   public var spec: CommandSpec {
     let suffixes = RenderInputs.imageExtensions.sorted().map { "." + $0 }
     return CommandSpec(
       name: "render",
-      abstract: "Render photos into every format of a family, one decode each.",
+      abstract: Self.abstract,
       discussion: """
         Walks the files and folders given (folders recursively, picking the files whose \
         extension a trusted loader of this libvips declares: \
         \(suffixes.joined(separator: " "))). Each photo's entity id is its path relative to \
         the folder given, and its source version a hash of its bytes, so entries that are \
-        up to date are skipped (--force redoes them). Each photo is decoded once, at the \
-        largest size the family needs, and every format's pipeline runs on that. A bad \
+        up to date are skipped (--force redoes them). Each photo is decoded once, shrunk on \
+        load only as far as the family allows, and every format's pipeline resamples once \
+        from that, in the photo's own coordinates. A bad \
         photo is named with its reason and the others go on; the exit status is then 1. \
         When every photo is up to date, the cache is only read (no lock, no write). A \
         format whose maximumCount is too small for the photos evicts the oldest entries; \
@@ -34,6 +41,10 @@ public struct RenderCommand: Command {
         .init("quiet", help: "No progress."),
         .init("json", help: "Print the summary as one JSON object."),
         .init("sheet", value: "file", help: "Also write a contact sheet of the family (.png)."),
+        .init(
+          "shard", value: "I/N",
+          help: "Render only shard I of N (by a stable hash of the entity id); env/N takes I "
+            + "from JOB_COMPLETION_INDEX, SLURM_ARRAY_TASK_ID or AWS_BATCH_JOB_ARRAY_INDEX."),
       ] + CacheOptions.specs,
       arguments: [.init("path", help: "Photos, and folders of photos.", repeats: true)]
     )
@@ -52,6 +63,7 @@ public struct RenderCommand: Command {
     }
     let jobs = try arguments.integer(
       "jobs", in: 1...256, default: ProcessInfo.processInfo.activeProcessorCount)
+    let shard = try Self.shard(arguments)
     let manifest = try CacheOptions.manifest(arguments)
     guard !manifest.formats(family: family).isEmpty else {
       let families = manifest.families.joined(separator: ", ")
@@ -59,14 +71,15 @@ public struct RenderCommand: Command {
         option: "--family", value: family,
         reason: "\(manifest.origin) has the families: \(families)")
     }
-    let found = RenderInputs(paths: arguments.positionals)
+    let found = RenderInputs(paths: arguments.positionals, shard: shard)
     let force = arguments.flag("force")
     let start = ContinuousClock.now
     // Nothing to draw needs no writer: look read-only first (no lock, nothing written),
     // so an up-to-date render works on a read-only cache and beside another writer.
     if !force, let tables = Self.upToDateTables(found.inputs, family: family, arguments, context) {
       let summary = Summary(
-        family: family, photos: found.inputs.count + found.problems.count, rendered: 0,
+        family: family, shard: shard, photos: found.inputs.count + found.problems.count,
+        rendered: 0,
         upToDate: found.inputs.count, failed: found.problems, entriesWritten: 0,
         seconds: ProgressReporter.seconds(ContinuousClock.now - start), tables: tables,
         manifest: manifest.origin)
@@ -153,11 +166,21 @@ public struct RenderCommand: Command {
         format: name, stats: table.stats, evicted: max(0, held.count + added - table.stats.entries))
     }
     let summary = Summary(
-      family: family, photos: found.inputs.count + found.problems.count,
+      family: family, shard: shard, photos: found.inputs.count + found.problems.count,
       rendered: rendered.count, upToDate: skipped, failed: failed, entriesWritten: written,
       seconds: seconds, tables: tables, manifest: manifest.origin)
     summary.print(to: console, json: arguments.flag("json"))
     return failed.isEmpty ? ExitCode.success : ExitCode.failure
+  }
+
+  /// The `--shard` given, if any; `env/N` reads the batch engine's variables.
+  static func shard(_ arguments: ParsedArguments) throws(CommandLineError) -> Shard? {
+    guard let text = arguments.value("shard") else { return nil }
+    do {
+      return try Shard.parse(text, environment: ProcessInfo.processInfo.environment)
+    } catch {
+      throw .invalidValue(option: "--shard", value: text, reason: error.description)
+    }
   }
 
   /// The family's tables, read-only, when every input is already in all of them at its
@@ -230,6 +253,7 @@ public struct RenderCommand: Command {
 
   struct Summary {
     var family: String
+    var shard: Shard?
     /// Photos given (files found, and paths that could not be used).
     var photos: Int
     var rendered: Int
@@ -248,7 +272,8 @@ public struct RenderCommand: Command {
       var time = String(format: "in %.2f s", seconds)
       if let rate { time += String(format: " (%.1f photos/s)", rate) }
       var lines = [
-        "render: family \(family): \(count(photos, "photo")): \(rendered) rendered, "
+        "render: family \(family)\(shard.map { ", shard \($0)" } ?? ""): "
+          + "\(count(photos, "photo")): \(rendered) rendered, "
           + "\(upToDate) up to date, \(failed.count) failed; "
           + "\(count(entriesWritten, "entry", "entries")) written, \(time)"
       ]
@@ -278,7 +303,8 @@ public struct RenderCommand: Command {
 
     var json: JSONValue {
       .object([
-        ("family", .string(family)), ("inputs", .integer(photos)),
+        ("family", .string(family)), ("shard", shard.map(Self.json) ?? .null),
+        ("inputs", .integer(photos)),
         ("rendered", .integer(rendered)), ("skipped", .integer(upToDate)),
         ("written", .integer(entriesWritten)),
         (
@@ -300,6 +326,13 @@ public struct RenderCommand: Command {
               ])
             })
         ),
+      ])
+    }
+
+    static func json(_ shard: Shard) -> JSONValue {
+      .object([
+        ("index", .integer(shard.index)), ("count", .integer(shard.count)),
+        ("from", shard.source.map(JSONValue.string) ?? .null),
       ])
     }
 

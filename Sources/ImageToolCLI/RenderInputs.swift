@@ -1,3 +1,4 @@
+import CacheSharding
 import Foundation
 import Vips
 
@@ -20,7 +21,9 @@ struct RenderInputs {
   /// Paths that could not be used, with why.
   var problems: [(path: String, error: String)] = []
 
-  init(paths: [String]) {
+  /// The photos in `paths`; with a `shard`, only those whose entity id is in it (a
+  /// path that does not exist is reported by every shard).
+  init(paths: [String], shard: Shard? = nil) {
     var seen: [String: String] = [:]
     for path in paths {
       var isDirectory: ObjCBool = false
@@ -34,7 +37,7 @@ struct RenderInputs {
       } else {
         found = [Input(path: path, entityID: (path as NSString).lastPathComponent)]
       }
-      for input in found {
+      for input in found where shard?.contains(input.entityID) ?? true {
         if let first = seen[input.entityID] {
           problems.append(
             (

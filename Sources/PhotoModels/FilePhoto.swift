@@ -35,10 +35,11 @@ public final class FilePhoto: Photo {
   public func loadUnderlyingImage() {
     let (path, context, pipeline) = (path, context, pipeline)
     loading.load(owner: self) {
-      let source = try SourceDecoder.decode(
-        file: path, covering: [.init(width: context.pixelWidth, height: context.pixelHeight)])
+      let source = try SourceDecoder.decode(file: path, for: [(pipeline, context)])
+      var context = context
+      context.geometry = source.geometry
       let raster = try Rasterizer.prepare(
-        pipeline.process(source, context: context), style: context.style,
+        pipeline.process(source.image, context: context), style: context.style,
         background: context.background, slotWidth: context.pixelWidth,
         slotHeight: context.pixelHeight)
       return Bitmap(

@@ -17,14 +17,24 @@ enum InputCheck {
     }
     let size = (try? FileManager.default.attributesOfItem(atPath: path)[.size] as? Int) ?? 0
     guard size > 0 else { throw .empty(source: path) }
-    try checkLoader(vips_foreign_find_load(path), source: path)
+    try checkLoader(findLoader { vips_foreign_find_load(path) }, source: path)
   }
 
   static func bytes(_ bytes: [UInt8], name: String) throws(VipsError) -> ByteBuffer {
     guard !bytes.isEmpty else { throw .empty(source: name) }
     let buffer = ByteBuffer(copying: bytes)
-    try checkLoader(vips_foreign_find_load_buffer(buffer.start, buffer.count), source: name)
+    try checkLoader(
+      findLoader { vips_foreign_find_load_buffer(buffer.start, buffer.count) }, source: name)
     return buffer
+  }
+
+  /// The loader `find` names; when none does, the trusted modules are loaded (once) and
+  /// `find` asked again.
+  private static func findLoader(_ find: () -> UnsafePointer<CChar>?) -> UnsafePointer<CChar>? {
+    if let found = find() { return found }
+    guard ModuleLoading.loadTrustedModules() else { return nil }
+    _ = Vips.takeErrorMessage()
+    return find()
   }
 
   /// Throws unless a loader was found and it is allowed to run.

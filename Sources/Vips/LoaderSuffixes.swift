@@ -16,6 +16,7 @@ extension Vips {
   }
 
   private static let loaderSuffixes: Set<String> = {
+    _ = ModuleLoading.loadTrustedModules()  // HEIF and JPEG XL declare theirs when loaded
     final class Found { var suffixes: Set<String> = [] }
     let found = Found()
     let visit: VipsClassMapFn = { objectClass, context in

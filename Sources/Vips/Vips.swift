@@ -14,7 +14,7 @@ import Synchronization
 /// ```
 public enum Vips {
   private static let startResult: Result<Void, VipsError> = {
-    guard cvips_init("imgtool") == 0 else {
+    guard ModuleLoading.startWithoutModules({ cvips_init("imgtool") }) == 0 else {
       return .failure(.startFailed(message: takeErrorMessage()))
     }
     // Untrusted loaders (matload, ppmload, svgload, pdfload, ...) parse formats
@@ -29,7 +29,10 @@ public enum Vips {
 
   /// Starts libvips once per process; safe to call from any thread, any number of times.
   ///
-  /// Blocks libvips's untrusted loaders, turns the operation cache off, sets the
+  /// Starts without libvips's modules and loads the trusted ones (HEIF, JPEG XL) when a
+  /// file first needs them (the untrusted ones cost start-up time and would be blocked
+  /// anyway), blocks libvips's untrusted loaders,
+  /// turns the operation cache off, sets the
   /// number of worker threads to the number of cores and captures libvips's
   /// warnings instead of letting them reach standard error (see ``takeWarnings()``).
   public static func start() throws(VipsError) {

@@ -57,7 +57,10 @@ extension VipsImage {
   /// opaque alpha first when there is none; the result is 8-bit.
   public func masked(by mask: VipsImage) throws(VipsError) -> VipsImage {
     try checkSameSize(mask, operation: "mask")
-    let image = try castToUInt8().withAlpha()
+    let eightBit = try castToUInt8()
+    // Opaque: the mask is the alpha (255 x m / 255 = m), one operation.
+    guard eightBit.hasAlpha else { return try eightBit.joiningBands(mask.castToUInt8()) }
+    let image = eightBit
     let colour = try image.extractingBands(0, count: image.bands - 1)
     let alpha = try image.extractingBands(image.bands - 1)
       .multiplying(mask).linear([1.0 / 255], [0.5], clampToUInt8: true)

@@ -19,6 +19,10 @@ extension VipsImage {
         operation: "save", message: "\(path): brackets belong to the saver options only")
     }
     let target = options.isEmpty ? path : "\(path)[\(options)]"
+    if vips_foreign_find_save(path) == nil {
+      _ = Vips.takeErrorMessage()
+      _ = ModuleLoading.loadTrustedModules()  // HEIF, AVIF and JPEG XL savers
+    }
     if cvips_image_write_to_file(pointer, target) != 0 {
       throw VipsError.operationFailed(
         operation: "save", source: path, message: Vips.takeErrorMessage())

@@ -9,11 +9,18 @@ public struct ThumbnailOptions: Sendable, Equatable {
   public var size: SizeMode
   /// Limits checked from the header before the decode; `nil` checks none.
   public var limits: ImageLimits?
+  /// A profile (`"srgb"` or a file) to transform an image with an embedded profile to,
+  /// after the resize, as `vips thumbnail --export-profile` does; nil for none.
+  public var outputProfile: String?
 
-  public init(crop: Interesting = .none, size: SizeMode = .both, limits: ImageLimits? = .standard) {
+  public init(
+    crop: Interesting = .none, size: SizeMode = .both, limits: ImageLimits? = .standard,
+    outputProfile: String? = nil
+  ) {
     self.crop = crop
     self.size = size
     self.limits = limits
+    self.outputProfile = outputProfile
   }
 }
 
@@ -48,7 +55,7 @@ extension VipsImage {
       return try create("thumbnail", source: path) { out in
         cvips_thumbnail_source(
           fileSource, out, Int32(width), Int32(height ?? width), options.crop.vips,
-          options.size.vips, thumbnailLoadOptions)
+          options.size.vips, thumbnailLoadOptions, options.outputProfile)
       }.materialized()
     } catch {
       throw error.classified(truncated: TruncationCheck.isTruncated(file: path))
@@ -71,7 +78,7 @@ extension VipsImage {
       return try create("thumbnail", source: name, anchors: buffer) { out in
         cvips_thumbnail_buffer(
           storage.start, storage.count, out, Int32(width), Int32(height ?? width),
-          options.crop.vips, options.size.vips, thumbnailLoadOptions)
+          options.crop.vips, options.size.vips, thumbnailLoadOptions, options.outputProfile)
       }.materialized()
     } catch {
       throw error.classified(truncated: TruncationCheck.isTruncated(bytes: bytes))
@@ -79,13 +86,16 @@ extension VipsImage {
   }
 
   /// A thumbnail of an image already open (no shrink-on-load: prefer the file and
-  /// bytes forms for sources).
+  /// bytes forms for sources). `outputProfile`, if given, is what an embedded profile
+  /// is transformed to after the resize (`vips thumbnail --export-profile`).
   public func thumbnail(
-    width: Int, height: Int? = nil, crop: Interesting = .none, size: SizeMode = .both
+    width: Int, height: Int? = nil, crop: Interesting = .none, size: SizeMode = .both,
+    outputProfile: String? = nil
   ) throws(VipsError) -> VipsImage {
     try Self.checkBox(width: width, height: height)
     return try derive("thumbnail") { input, out in
-      cvips_thumbnail_image(input, out, Int32(width), Int32(height ?? width), crop.vips, size.vips)
+      cvips_thumbnail_image(
+        input, out, Int32(width), Int32(height ?? width), crop.vips, size.vips, outputProfile)
     }
   }
 

@@ -121,10 +121,10 @@ struct ImageCacheTests {
     do {
       try await cache.fill(entity("coffee.png"), family: "avatar")
     } catch {
-      // Decoded once to cover the family's largest box (128x128): 193x129.
+      // Decoded once with shrink-on-load only, which a PNG has not: the whole 600x400.
       #expect(
         error.description
-          == "coffee.png: format 'avatar.raw': the pipeline made 193x129, larger than the 8x8 slot; "
+          == "coffee.png: format 'avatar.raw': the pipeline made 600x400, larger than the 8x8 slot; "
           + "start the pipeline with fill or fit")
     }
   }

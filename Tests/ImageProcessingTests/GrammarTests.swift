@@ -39,7 +39,7 @@ struct GrammarTests {
   @Test func identifiersNameVersionAndEveryParameter() throws {
     let pipeline = try registry.pipeline(##"fill | border(color: "#f00")"##)
     #expect(
-      pipeline.identifiers == ["fill@1(crop: centre)", "border@1(width: 1, color: #ff0000ff)"])
+      pipeline.identifiers == ["fill@2(crop: centre)", "border@1(width: 1, color: #ff0000ff)"])
   }
 
   /// Every malformed spec gives a message with a column; the columns are checked
@@ -67,7 +67,7 @@ struct GrammarTests {
     ("fill(crop: centre, crop: entropy)", 20, "'crop' is given twice"),
     ("crop(x: 1)", 1, "missing 'width:'"),
     ("crop(width: 2, height: 0)", 1, "width and height must be more than 0"),
-    ("fill@2", 1, "this spec asks for version 2; the registered one is version 1"),
+    ("fill@3", 1, "this spec asks for version 3; the registered one is version 2"),
     (
       "border(color: 12)", 15,
       "color must be a colour (#rgb, #rrggbb or #rrggbbaa), not a number (12)"

@@ -61,7 +61,7 @@ struct RegistryTests {
     let inverted = try registry.pipeline("fill | invert").process(source, context: context(40, 30))
     let plain = try registry.pipeline("fill").process(source, context: context(40, 30)).toSRGB()
     #expect(try inverted.pixel(x: 5, y: 5).map { 255 - $0 } == plain.pixel(x: 5, y: 5))
-    #expect(try registry.pipeline("fill | invert").identifier == "fill@1(crop: centre) | invert@1")
+    #expect(try registry.pipeline("fill | invert").identifier == "fill@2(crop: centre) | invert@1")
   }
 
   @Test func processorFailuresNameTheProcessorAndEntity() throws {

@@ -41,7 +41,7 @@ struct ProcessingCommandTests {
     #expect(result.status == 0, "\(result.err)")
     #expect(
       result.out == [
-        "\(output): 64x64 bgra32 from \(Paths.bundled("astronaut.png")) through fill@1(crop: attention) | circle@1"
+        "\(output): 64x64 bgra32 from \(Paths.bundled("astronaut.png")) through fill@2(crop: attention) | circle@1"
       ])
     let image = try VipsImage(file: output)
     #expect((image.width, image.height, image.bands) == (64, 64, 4))

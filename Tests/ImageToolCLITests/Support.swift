@@ -39,14 +39,17 @@ enum Paths {
   static func temporaryFolder() throws -> URL { try Fixtures.temporaryFolder() }
 }
 
-/// Runs the built `imgtool` executable as a user would, in its own process.
-func runExecutable(_ arguments: [String], in folder: URL? = nil) throws -> (
-  status: Int32, out: String, err: String
-) {
+/// Runs the built `imgtool` executable (or `program`) as a user would, in its own
+/// process, with `environment` instead of this one's when given.
+func runExecutable(
+  _ arguments: [String], in folder: URL? = nil, program: URL = Paths.executable,
+  environment: [String: String]? = nil
+) throws -> (status: Int32, out: String, err: String) {
   let process = Process()
-  process.executableURL = Paths.executable
+  process.executableURL = program
   process.arguments = arguments
   if let folder { process.currentDirectoryURL = folder }
+  if let environment { process.environment = environment }
   let out = Pipe()
   let err = Pipe()
   process.standardOutput = out

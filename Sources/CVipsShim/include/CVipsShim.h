@@ -14,12 +14,17 @@ int cvips_image_new_from_file(const char *filename, VipsImage **out, VipsAccess 
                               VipsFailOn fail_on);
 int cvips_image_new_from_buffer(const void *data, size_t length, VipsImage **out,
                                 VipsAccess access, VipsFailOn fail_on);
+int cvips_image_new_from_buffer_options(const void *data, size_t length,
+                                        const char *option_string, VipsImage **out,
+                                        VipsAccess access, VipsFailOn fail_on);
 int cvips_thumbnail_source(VipsSource *source, VipsImage **out, int width, int height,
-                           VipsInteresting crop, VipsSize size, const char *option_string);
+                           VipsInteresting crop, VipsSize size, const char *option_string,
+                           const char *output_profile);
 int cvips_thumbnail_buffer(void *data, size_t length, VipsImage **out, int width, int height,
-                           VipsInteresting crop, VipsSize size, const char *option_string);
+                           VipsInteresting crop, VipsSize size, const char *option_string,
+                           const char *output_profile);
 int cvips_thumbnail_image(VipsImage *in, VipsImage **out, int width, int height,
-                          VipsInteresting crop, VipsSize size);
+                          VipsInteresting crop, VipsSize size, const char *output_profile);
 
 // Geometry.
 int cvips_resize(VipsImage *in, VipsImage **out, double hscale, double vscale);

@@ -4,9 +4,9 @@ extension ImageProcessors {
   /// Covers the format's size and crops what overflows: the output is exactly the
   /// format's pixel size. `crop` chooses what stays: the centre, what draws the eye
   /// (`attention`: faces, skin, saturated colour) or the most detail (`entropy`).
-  public struct Fill: ImageProcessor {
+  public struct Fill: SourceGeometryProcessor {
     public static let definition = ProcessorDefinition(
-      name: "fill", summary: "Cover the format's size and crop the overflow.",
+      name: "fill", version: 2, summary: "Cover the format's size and crop the overflow.",
       parameters: [
         .init(
           "crop", .choice(["centre", "attention", "entropy"]), default: .word("centre"),
@@ -24,38 +24,55 @@ extension ImageProcessors {
         arguments: ImageProcessors.arguments(Self.definition, ["crop": .word(crop.rawValue)]))
     }
 
+    /// Fill resamples: the photo (or the crop before it) shrinks by the smaller of its
+    /// two shrinks, as thumbnail's crop mode does.
+    public func plan(_ geometry: SourceGeometry, context: ProcessingContext) -> GeometryStep {
+      .resample(shrink: sizes(geometry, context: context).commonShrink)
+    }
+
+    func sizes(_ geometry: SourceGeometry, context: ProcessingContext) -> ThumbnailGeometry {
+      ThumbnailGeometry(
+        width: geometry.region.width, height: geometry.region.height,
+        box: (context.pixelWidth, context.pixelHeight), covers: true)
+    }
+
+    /// One resample to thumbnail's covering size (computed from the photo, not the
+    /// decode), then one crop: libvips's `thumbnail --crop` of the photo.
     public func process(_ image: VipsImage, context: ProcessingContext) throws -> VipsImage {
       let crop = Interesting(rawValue: arguments.word("crop")) ?? .centre
-      let (width, height) = (context.pixelWidth, context.pixelHeight)
-      guard crop != .entropy else {
-        return try image.thumbnail(width: width, height: height, crop: .entropy, size: .both)
-      }
-      // Resize to cover the target, then cut the target out where the crop says.
-      let scale = max(Double(width) / Double(image.width), Double(height) / Double(image.height))
-      let resized = try image.resized(scale: scale)
-      guard resized.width >= width, resized.height >= height else {
-        return try image.thumbnail(width: width, height: height, crop: crop, size: .both)
-      }
-      var centre = (x: Double(resized.width) / 2, y: Double(resized.height) / 2)
-      if crop == .attention {
-        // Attention depends on the window's shape, not its size: the formats of a family
-        // that share a shape share one analysis, made on the decoded image itself.
+      let geometry = context.geometry(of: image)
+      let sizes = sizes(geometry, context: context)
+      let resized = try sizes.resample(image, geometry: geometry)
+      let width = min(context.pixelWidth, resized.width)
+      let height = min(context.pixelHeight, resized.height)
+      switch crop {
+      case .entropy, .none:
+        return try resized.smartCropped(width: width, height: height, interesting: crop)
+      case .centre:
+        return try resized.cropped(
+          left: (resized.width - width) / 2, top: (resized.height - height) / 2, width: width,
+          height: height)
+      case .attention:
+        // libvips's attention measure looks at a 32-pixel miniature and only the window's
+        // share of the image matters: every format of this shape shares one analysis of
+        // the decode, kept in the fill's memo, at the fraction of the image it found.
+        let aspect = Double(width) / Double(height)
         let window = (
-          width: min(image.width, max(1, Int((Double(width) / scale).rounded()))),
-          height: min(image.height, max(1, Int((Double(height) / scale).rounded())))
+          width: max(1, min(image.width, Int((Double(image.height) * aspect).rounded()))),
+          height: max(1, min(image.height, Int((Double(image.width) / aspect).rounded())))
         )
         let key = "fill.attention:\(window.width)x\(window.height)"
         let found = try (context.memo ?? ProcessingMemo()).value(key) {
           let point = try image.attentionCentre(width: window.width, height: window.height)
-          return [Double(point.x), Double(point.y)]
+          return [Double(point.x) / Double(image.width), Double(point.y) / Double(image.height)]
         }
-        centre = (found[0] * scale, found[1] * scale)
+        let centre = (x: found[0] * Double(resized.width), y: found[1] * Double(resized.height))
+        let left = min(
+          max(0, Int((centre.x - Double(width) / 2).rounded(.down))), resized.width - width)
+        let top = min(
+          max(0, Int((centre.y - Double(height) / 2).rounded(.down))), resized.height - height)
+        return try resized.cropped(left: left, top: top, width: width, height: height)
       }
-      let left = min(
-        max(0, Int((centre.x - Double(width) / 2).rounded(.down))), resized.width - width)
-      let top = min(
-        max(0, Int((centre.y - Double(height) / 2).rounded(.down))), resized.height - height)
-      return try resized.cropped(left: left, top: top, width: width, height: height)
     }
   }
 }

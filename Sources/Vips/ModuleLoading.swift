@@ -1,0 +1,83 @@
+import CVips
+import Foundation
+import Synchronization
+
+/// How ``Vips/start()`` starts libvips without loading its modules, and loads the
+/// trusted ones only when a file needs them.
+///
+/// libvips 8.14 loads every module in `vips-modules-8.14` when it starts: ImageMagick,
+/// Poppler (PDF) and OpenSlide bring dozens of libraries and about 20 ms of start-up,
+/// only for loaders that ``Vips/start()`` then blocks as untrusted, and HEIF and
+/// JPEG XL another 8 ms that JPEG, PNG, WebP, GIF and TIFF (built into libvips) never
+/// need. libvips finds its modules under `$VIPSHOME/lib`; while it starts, `VIPSHOME`
+/// points where there are none. When no built-in loader (or saver) knows a file, the
+/// trusted modules are loaded with GLib's module loader, which registers their
+/// operations as libvips itself would, and the file is tried again. A `VIPSHOME` set
+/// by the user is left alone, and then libvips loads what it finds there.
+enum ModuleLoading {
+  /// Modules whose every loader and saver libvips 8.14 marks untrusted.
+  static let untrusted: Set<String> = ["vips-magick.so", "vips-poppler.so", "vips-openslide.so"]
+
+  /// Runs `start` (libvips's init) with module loading turned off; returns its status.
+  static func startWithoutModules(_ start: () -> Int32) -> Int32 {
+    guard getenv("VIPSHOME") == nil else { return start() }
+    setenv("VIPSHOME", "/nonexistent/imagetool-loads-trusted-modules-itself", 1)
+    let status = start()
+    unsetenv("VIPSHOME")
+    if status == 0 { deferredFolder.withLock { $0 = modulesFolder() } }
+    return status
+  }
+
+  /// The folder of the modules not loaded yet; nil once loaded (or if libvips loaded them).
+  private static let deferredFolder = Mutex<String?>(nil)
+
+  /// Loads the trusted modules if they were deferred and are not loaded yet; returns
+  /// whether it loaded any (so that a lookup that failed is worth trying again).
+  static func loadTrustedModules() -> Bool {
+    deferredFolder.withLock { folder in
+      guard let path = folder else { return false }
+      folder = nil
+      let names = (try? FileManager.default.contentsOfDirectory(atPath: path)) ?? []
+      var loaded = false
+      for name in names.sorted() where name.hasSuffix(".so") && !untrusted.contains(name) {
+        loaded = load(path + "/" + name) || loaded
+      }
+      return loaded
+    }
+  }
+
+  /// glibc's `Dl_info`, which Swift's Glibc module does not export.
+  private struct SharedObjectInfo {
+    var fileName: UnsafePointer<CChar>? = nil
+    var fileBase: UnsafeMutableRawPointer? = nil
+    var symbolName: UnsafePointer<CChar>? = nil
+    var symbolAddress: UnsafeMutableRawPointer? = nil
+  }
+  private typealias AddressInfo =
+    @convention(c) (UnsafeRawPointer?, UnsafeMutableRawPointer) -> Int32
+
+  /// `vips-modules-MAJOR.MINOR` beside the libvips library this process runs.
+  static func modulesFolder() -> String? {
+    guard let process = dlopen(nil, RTLD_NOW), let dladdr = dlsym(process, "dladdr"),
+      let vipsSymbol = dlsym(process, "vips_version")
+    else { return nil }
+    var info = SharedObjectInfo()
+    let found = withUnsafeMutablePointer(to: &info) {
+      unsafeBitCast(dladdr, to: AddressInfo.self)(vipsSymbol, UnsafeMutableRawPointer($0))
+    }
+    guard found != 0, let file = info.fileName else { return nil }
+    let library = URL(fileURLWithPath: String(cString: file)).resolvingSymlinksInPath()
+    return library.deletingLastPathComponent()
+      .appendingPathComponent("vips-modules-\(vips_version(0)).\(vips_version(1))").path
+  }
+
+  private typealias ModuleOpen = @convention(c) (UnsafePointer<CChar>?, Int32) -> OpaquePointer?
+
+  /// Loads one module with GLib's `g_module_open` (libvips links GModule), which runs
+  /// the module's `g_module_check_init` and so registers its operations.
+  static func load(_ path: String) -> Bool {
+    guard let symbol = dlsym(dlopen(nil, RTLD_NOW), "g_module_open") else { return false }
+    let open = unsafeBitCast(symbol, to: ModuleOpen.self)
+    return open(path, 1) != nil  // G_MODULE_BIND_LAZY; kept loaded, as libvips keeps its own
+  }
+}

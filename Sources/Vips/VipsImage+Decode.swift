@@ -1,0 +1,48 @@
+import CVips
+import CVipsShim
+
+extension VipsImage {
+  /// Decodes an image held in memory once, with the loader's shrink-on-load only and
+  /// never a resample: upright (EXIF orientation applied), 8-bit sRGB (an embedded
+  /// profile applied), computed into memory.
+  ///
+  /// `shrink` receives the header (sizes as displayed) before any pixel is decoded and
+  /// says how much the smallest-shrinking consumer of the decode will shrink the photo
+  /// in all; the loader shrinks by the factor libvips's thumbnail would pick for that
+  /// (see ``ShrinkOnLoad``), so each consumer then resamples once, from this decode.
+  ///
+  /// The result says which integer factor the loader shrank by: a decoded pixel
+  /// stands for that many photo pixels across and down.
+  ///
+  /// ```swift
+  /// let (decoded, header, factor) = try VipsImage.decode(bytes: jpeg, name: "ada.jpg") { header in
+  ///   Double(min(header.displayWidth, header.displayHeight)) / 256
+  /// }
+  /// ```
+  public static func decode(
+    bytes: [UInt8], name: String = "bytes", limits: ImageLimits? = .standard,
+    shrink: (ImageHeader) -> Double
+  ) throws(VipsError) -> (image: VipsImage, header: ImageHeader, shrunkBy: Int) {
+    let probe = try VipsImage(bytes: bytes, name: name, limits: limits)
+    let header = probe.header
+    guard let storage = probe.anchors.first as? ByteBuffer else {
+      throw .invalidArgument(operation: "decode", message: "no bytes to read")
+    }
+    let factor = ShrinkOnLoad.factor(loader: header.loader, shrink: shrink(header))
+    let options = ShrinkOnLoad.options(loader: header.loader, factor: factor)
+    do {
+      var loaded = try create("load", source: name, anchors: [storage]) { out in
+        cvips_image_new_from_buffer_options(
+          storage.start, storage.count, options, out, VIPS_ACCESS_SEQUENTIAL,
+          VIPS_FAIL_ON_TRUNCATED)
+      }
+      if header.orientation != 1 {
+        // Turning needs the whole image: compute it once, then turn it in memory.
+        loaded = try loaded.materialized().autorotated()
+      }
+      return (try loaded.toSRGB().materialized(), header, factor)
+    } catch {
+      throw error.classified(truncated: TruncationCheck.isTruncated(bytes: bytes))
+    }
+  }
+}
