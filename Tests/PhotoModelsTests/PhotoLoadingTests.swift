@@ -2,6 +2,7 @@ import Foundation
 import ImageCaching
 import ImageTables
 import Synchronization
+import TestFixtures
 import Testing
 
 @testable import PhotoModels
@@ -137,7 +138,7 @@ struct PhotoLoadingTests {
     let ends = EndCounter(photo)
     photo.loadUnderlyingImage()
     #expect(photo.isLoading)
-    await loader.waitUntilHeld()
+    await loader.gate.waitUntilArrived()
     photo.unloadUnderlyingImage()
     #expect(!photo.isLoading)
     await ends.waitFor(1)
@@ -145,8 +146,8 @@ struct PhotoLoadingTests {
     #expect(ends.failures == ["unloaded: the image was let go before its load ended"])
     // The cut-short load's work finishing later ends nothing a second time: a second load
     // after it ends once more, and that is all.
-    loader.release()
-    await loader.waitUntilReturned()
+    loader.gate.open()
+    await loader.gate.waitUntilReturned()
     photo.loadUnderlyingImage()
     await ends.waitFor(2)
     #expect(ends.events == 2 && ends.notifications == 2)
@@ -178,74 +179,17 @@ struct PhotoLoadingTests {
   }
 }
 
-/// Serves the bundled photo a `test:` URL names, but holds every load until
-/// ``release()``, so a test acts while a load is known to be under way.
+/// Serves the bundled photo a `test:` URL names, but holds every load at a ``Gate``
+/// until it opens, so a test acts while a load is known to be under way.
 final class HeldLoader: SourceLoader, Sendable {
-  private struct State {
-    var released = false
-    var loads = 0
-    var returned = 0
-    var held: [CheckedContinuation<Void, Never>] = []
-    var waitingForHold: [CheckedContinuation<Void, Never>] = []
-    var waitingForReturn: [CheckedContinuation<Void, Never>] = []
-  }
-  private let state = Mutex(State())
+  let gate = Gate()
 
-  var loads: Int { state.withLock { $0.loads } }
-
-  /// Returns once a load has reached the hold.
-  func waitUntilHeld() async {
-    await withCheckedContinuation { continuation in
-      let now = state.withLock { state -> Bool in
-        if state.loads > 0 { return true }
-        state.waitingForHold.append(continuation)
-        return false
-      }
-      if now { continuation.resume() }
-    }
-  }
-
-  /// Returns once a load has returned its bytes.
-  func waitUntilReturned() async {
-    await withCheckedContinuation { continuation in
-      let now = state.withLock { state -> Bool in
-        if state.returned > 0 { return true }
-        state.waitingForReturn.append(continuation)
-        return false
-      }
-      if now { continuation.resume() }
-    }
-  }
-
-  /// Lets the held load, and every later one, go on.
-  func release() {
-    let held = state.withLock { state in
-      state.released = true
-      defer { state.held = [] }
-      return state.held
-    }
-    for continuation in held { continuation.resume() }
-  }
+  var loads: Int { gate.arrived }
 
   func load(_ url: URL) async throws -> [UInt8] {
-    await withCheckedContinuation { continuation in
-      let (pass, waiters) = state.withLock { state in
-        state.loads += 1
-        defer { state.waitingForHold = [] }
-        if !state.released { state.held.append(continuation) }
-        return (state.released, state.waitingForHold)
-      }
-      for waiter in waiters { waiter.resume() }
-      if pass { continuation.resume() }
-    }
-    let bytes = try [UInt8](
+    await gate.pass()
+    defer { gate.returned() }
+    return try [UInt8](
       Data(contentsOf: URL(fileURLWithPath: PhotoTests.bundled(url.lastPathComponent))))
-    let waiters = state.withLock { state in
-      state.returned += 1
-      defer { state.waitingForReturn = [] }
-      return state.waitingForReturn
-    }
-    for waiter in waiters { waiter.resume() }
-    return bytes
   }
 }
