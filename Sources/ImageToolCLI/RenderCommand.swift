@@ -91,12 +91,19 @@ public struct RenderCommand: Command {
       // Only the family's tables: a render of one family leaves the others alone.
       (_, cache) = try CacheOptions.open(
         arguments, context: context, workers: jobs, batch: true, family: family,
-        waitForWriter: arguments.flag("wait"))
+        waitForWriter: false)
     } catch CacheError.table(_, .lockedByAnotherWriter(let path)) {
-      console.err(
-        "imgtool: \(path): another process is writing this cache; run again with --wait "
-          + "to wait for it, or render into another --cache")
-      return ExitCode.failure
+      guard arguments.flag("wait") else {
+        console.err(
+          "imgtool: \(path): another process is writing this cache; run again with --wait "
+            + "to wait for it, or render into another --cache")
+        return ExitCode.failure
+      }
+      // Say why nothing happens yet, then wait for the other writer.
+      console.err("imgtool: \(path): another process is writing this cache; waiting for it")
+      (_, cache) = try CacheOptions.open(
+        arguments, context: context, workers: jobs, batch: true, family: family,
+        waitForWriter: true)
     }
     // Photos run side by side: give each libvips pipeline its share of the cores,
     // rather than every pipeline a thread per core.

@@ -157,18 +157,24 @@ struct ImageCacheTests {
     #expect(Array(bitmap.bytes) == before)
   }
 
-  @Test func cancelStopsAFillAndWritesNothing() async throws {
-    let loader = SlowLoader(delay: .milliseconds(600), answer: photoLoader)
+  @Test(.timeLimit(.minutes(1))) func cancelStopsAFillAndWritesNothing() async throws {
+    let loader = GatedLoader(answer: photoLoader)
     let cache = try makeCache(loader: loader)
     let slow = Entity(
       id: "slow", sourceVersion: "1", source: .url(URL(string: "test:/rocket.jpg")!))
     let waiting = Task { try await cache.fill(slow, family: "avatar") }
-    try await Task.sleep(for: .milliseconds(100))
+    await loader.waitUntilLoading()
     cache.cancel(slow, family: "avatar")
     await #expect(throws: CacheError.cancelled(entityID: "slow")) { try await waiting.value }
-    try await Task.sleep(for: .milliseconds(800))
-    #expect(!cache.contains(slow, format: "avatar.small"))
+    loader.open()
+    await loader.waitUntilReturned()
+    #expect(loader.cancelledAfterGate == 1)
+    try await waitForTheOnlyFillToEnd(of: cache)
     #expect(cache.statistics.entriesWritten == 0)
+    #expect(cache.statistics.failures == 1)
+    for format in ["avatar.small", "avatar.medium", "avatar.large"] {
+      #expect(!cache.contains(slow, format: format))
+    }
   }
 
   // Were the waiter held until the load ends, it would wait at the gate: the limit ends it.
@@ -182,9 +188,14 @@ struct ImageCacheTests {
     waiting.cancel()
     // The waiter is let go while the load is still held at the gate, not when it ends.
     await #expect(throws: CacheError.cancelled(entityID: "slow")) { try await waiting.value }
-    #expect(!loader.isOpen)
-    #expect(!cache.contains(slow, format: "avatar.small"))
     loader.open()
+    await loader.waitUntilReturned()
+    // No one waits any more: the cache cancelled the load's task, and the fill writes nothing.
+    #expect(loader.cancelledAfterGate == 1)
+    try await waitForTheOnlyFillToEnd(of: cache)
+    #expect(cache.statistics.entriesWritten == 0)
+    #expect(cache.statistics.failures == 1)
+    #expect(!cache.contains(slow, format: "avatar.small"))
   }
 
   @Test func workIsBoundedByTheWorkerCount() async throws {

@@ -75,54 +75,39 @@ final class SlowLoader: SourceLoader, Sendable {
   }
 }
 
-/// A URL loader that holds every load until ``open()`` is called, so a test can act while
-/// a load is known to be under way without guessing at times.
+/// A URL loader that holds every load at a ``Gate`` until it opens, so a test can act
+/// while a load is known to be under way without guessing at times.
 final class GatedLoader: SourceLoader, Sendable {
   let answer: @Sendable (URL) throws -> [UInt8]
-  private let state = Mutex(
-    (
-      isOpen: false, loading: 0, gate: [CheckedContinuation<Void, Never>](),
-      started: [CheckedContinuation<Void, Never>]()
-    ))
+  let gate = Gate()
 
   init(answer: @escaping @Sendable (URL) throws -> [UInt8]) { self.answer = answer }
 
-  var isOpen: Bool { state.withLock { $0.isOpen } }
-
   /// Returns once a load has reached the gate.
-  func waitUntilLoading() async {
-    await withCheckedContinuation { continuation in
-      let now = state.withLock { state -> Bool in
-        if state.loading > 0 { return true }
-        state.started.append(continuation)
-        return false
-      }
-      if now { continuation.resume() }
-    }
-  }
+  func waitUntilLoading() async { await gate.waitUntilArrived() }
+
+  /// Returns once a load has passed the gate and returned (or thrown).
+  func waitUntilReturned() async { await gate.waitUntilReturned() }
+
+  /// How many loads found their task cancelled once past the gate: the cache had
+  /// stopped the work it no longer needed.
+  var cancelledAfterGate: Int { gate.cancelledAfterPassing }
 
   /// Lets every held load, and every later one, go on.
-  func open() {
-    let waiting = state.withLock { state in
-      state.isOpen = true
-      defer { state.gate = [] }
-      return state.gate
-    }
-    for continuation in waiting { continuation.resume() }
-  }
+  func open() { gate.open() }
 
   func load(_ url: URL) async throws -> [UInt8] {
-    await withCheckedContinuation { continuation in
-      let (pass, started) = state.withLock { state in
-        state.loading += 1
-        defer { state.started = [] }
-        if !state.isOpen { state.gate.append(continuation) }
-        return (state.isOpen, state.started)
-      }
-      for waiter in started { waiter.resume() }
-      if pass { continuation.resume() }
-    }
+    await gate.pass()
+    defer { gate.returned() }
     return try answer(url)
+  }
+}
+
+/// Returns once the cache's only fill has ended, having written entries or failed.
+/// Polls; a test that uses it sets a `.timeLimit` in case the fill never ends.
+func waitForTheOnlyFillToEnd(of cache: ImageCache) async throws {
+  while cache.statistics.entriesWritten == 0 && cache.statistics.failures == 0 {
+    try await Task.sleep(for: .milliseconds(5))
   }
 }
 

@@ -1,14 +1,16 @@
 import Foundation
 import ImageTables
 import ImageToolPluginABI
+import Synchronization
 import Testing
 import Vips
 
 @testable import ImageProcessing
 
 /// A version-2 plugin written against the C interface alone, as one in C would be:
-/// `hostProbe(spec: "...")` counts its calls in the fill's memo (key "calls") and returns
-/// what the host's pipeline `spec` makes of its input.
+/// `hostProbe(spec: "...")` counts its calls in the fill's memo (key "calls"), records the
+/// count it reaches under its spec (``counts(spec:)``), and returns what the host's
+/// pipeline `spec` makes of its input.
 enum HostProbePlugin {
   nonisolated(unsafe) static let name = strdup("hostProbe")
   nonisolated(unsafe) static let summary = strdup("Runs a host pipeline (a test).")
@@ -16,6 +18,11 @@ enum HostProbePlugin {
   nonisolated(unsafe) static let stringKind = strdup("string")
   nonisolated(unsafe) static let specDefault = strdup("fill")
   nonisolated(unsafe) static let callsKey = strdup("calls")
+
+  /// The count each call reached, by spec: tests running at once use specs of their own.
+  private static let reached = Mutex([String: [Int]]())
+
+  static func counts(spec: String) -> [Int] { reached.withLock { $0[spec] ?? [] } }
 
   static let register: ImageToolPluginRegister = { host in
     guard let host, host.pointee.abi_version == 2, let register = host.pointee.register_processor
@@ -40,6 +47,8 @@ enum HostProbePlugin {
           _ = lookup(host, callsKey, &calls, 1)
           calls[0] += 1
           _ = store(host, callsKey, calls, 1)
+          let spec = String(cString: state.assumingMemoryBound(to: CChar.self))
+          reached.withLock { $0[spec, default: []].append(Int(calls[0])) }
           return run(
             host, state.assumingMemoryBound(to: CChar.self), input, output, error, errorSize)
         },
@@ -85,9 +94,18 @@ struct PluginServicesTests {
       _ = try pipeline.process(photo, context: shared)
     }
     #expect(memo.stored("calls") == [3])
-    // Outside a fill the memo lives for one call: nothing is left behind.
+  }
+
+  @Test func outsideAFillTheMemoLivesForOneCall() throws {
+    let registry = try HostProbePlugin.registry()
+    let photo = try VipsImage(pixels: [10, 20, 30, 40, 50, 60], width: 2, height: 1, bands: 3)
+    // A spec no other test uses, so that only this test's calls count under it.
+    let spec = "fit"
+    let pipeline = try registry.pipeline(#"hostProbe(spec: "\#(spec)")"#)
     _ = try pipeline.process(photo, context: context(1, 1))
-    #expect(memo.stored("calls") == [3])
+    _ = try pipeline.process(photo, context: context(1, 1))
+    // Each call starts from an empty memo: neither sees the other's count.
+    #expect(HostProbePlugin.counts(spec: spec) == [1, 1])
   }
 
   @Test func aBadPipelineComesBackAsThePluginsError() throws {
@@ -103,7 +121,10 @@ struct PluginServicesTests {
 
   @Test func aVersion2PluginIsToldVersion2() throws {
     let registry = ProcessorRegistry()
-    #expect(throws: PluginError.self) {
+    #expect(
+      throws: PluginError.registrationFailed(
+        path: "hostProbe.so", message: "its register function returned 1")
+    ) {
       // The probe refuses any other version, so version 1 fails to register.
       try PluginLoader.register(
         path: "hostProbe.so", version: { 1 }, entry: HostProbePlugin.register, into: registry)

@@ -129,8 +129,17 @@ struct HeaderTests {
   }
 
   @Test("the table covers every photo fixture")
-  func coversEveryPhoto() {
+  func coversEveryPhoto() throws {
     #expect(Self.photos.map(\.file) == Fixture.photos.map(\.name))
+    // A file dropped into Tests/Fixtures/photos or bad/ without an entry in the fixture
+    // lists (and so in this table) is noticed, and so is an entry whose file is gone.
+    let listing = { (folder: String) throws -> [String] in
+      try FileManager.default.contentsOfDirectory(
+        atPath: Fixtures.folder.appendingPathComponent(folder).path
+      ).sorted()
+    }
+    #expect(try listing("photos") == Fixture.photos.filter { !$0.isGenerated }.map(\.name).sorted())
+    #expect(try listing("bad") == Fixture.badInputs.filter { !$0.isGenerated }.map(\.name).sorted())
   }
 
   @Test func displayedSizeFollowsOrientation() throws {

@@ -101,7 +101,52 @@ struct FaceFillTests {
     let fresh = try pipeline.process(noFace, context: .square(128, memo: ProcessingMemo()))
     #expect(try fresh.writePixels() == fallback.writePixels())
     let shared = try pipeline.process(noFace, context: .square(128, memo: memo))
-    #expect(try shared.writePixels() != fallback.writePixels())
+    // Cut where the memo's face is, by the window rule of FaceWindow.hpp, then filled
+    // to the format's size as faceFill does.
+    let key =
+      "faceFill.faces:opencv-haar-alt2(scale: 1.1, neighbours: 4, minimum: 12):"
+      + "\(withFace.width)x\(withFace.height)"
+    let stored = try #require(memo.stored(key), "the memo holds the faces under \(key)")
+    try #require(stored.count == 4, "one face: \(stored)")
+    let window = Self.faceWindow(
+      face: (stored[0], stored[1], stored[2], stored[3]), imageWidth: noFace.width,
+      imageHeight: noFace.height, targetWidth: 128, targetHeight: 128, padding: 0.4)
+    let expected = try registry.pipeline("fill(crop: centre)").process(
+      try noFace.cropped(
+        left: window.left, top: window.top, width: window.width, height: window.height),
+      context: .square(128))
+    #expect((shared.width, shared.height, shared.bands) == (128, 128, expected.bands))
+    let (got, want) = (try shared.writePixels(), try expected.writePixels())
+    try #require(got.count == want.count)
+    let meanDifference =
+      Double(zip(got, want).reduce(0) { $0 + abs(Int($1.0) - Int($1.1)) }) / Double(got.count)
+    #expect(meanDifference < 1, "mean difference \(meanDifference) from the face window \(window)")
+    #expect(got != (try fallback.writePixels()))
+  }
+
+  /// faceFill's window for one face (FaceWindow.hpp): the face grown by `padding` times
+  /// its size on every side, in the smallest window of the target's shape holding it,
+  /// no smaller than the target nor larger than the photo, centred on the face and moved
+  /// inside the photo.
+  static func faceWindow(
+    face: (left: Double, top: Double, width: Double, height: Double), imageWidth: Int,
+    imageHeight: Int, targetWidth: Int, targetHeight: Int, padding: Double
+  ) -> (left: Int, top: Int, width: Int, height: Int) {
+    let aspect = Double(targetWidth) / Double(targetHeight)
+    let largestWidth = min(Double(imageWidth), Double(imageHeight) * aspect)
+    let (boxWidth, boxHeight) = (face.width * Double(imageWidth), face.height * Double(imageHeight))
+    let grownWidth = boxWidth * (1 + 2 * padding)
+    let grownHeight = boxHeight * (1 + 2 * padding)
+    let width = min(max(grownWidth, grownHeight * aspect, Double(targetWidth)), largestWidth)
+    let windowWidth = min(max(Int(width.rounded()), 1), imageWidth)
+    let windowHeight = min(max(Int((width / aspect).rounded()), 1), imageHeight)
+    let centreX = face.left * Double(imageWidth) + boxWidth / 2
+    let centreY = face.top * Double(imageHeight) + boxHeight / 2
+    let left = min(
+      max(Int((centreX - Double(windowWidth) / 2).rounded()), 0), imageWidth - windowWidth)
+    let top = min(
+      max(Int((centreY - Double(windowHeight) / 2).rounded()), 0), imageHeight - windowHeight)
+    return (left, top, windowWidth, windowHeight)
   }
 
   @Test func manyFillsAtOnceGiveWhatOneAtATimeGives() throws {
