@@ -557,7 +557,8 @@ public final class ImageTable: @unchecked Sendable {
     index: MappedFile, table: MappedFile, headerSize: Int
   ) throws(ImageTableError) -> SharedFile {
     let capacity = format.maximumCount
-    if let shared = try SharedFile.openExisting(path: path, identity: identity, capacity: capacity)
+    if let shared = try SharedFile.openExisting(
+      path: path, identity: identity, capacity: capacity, readOnly: readOnly)
     {
       return shared
     }
@@ -574,7 +575,7 @@ public final class ImageTable: @unchecked Sendable {
       }
       usleep(10_000)
       if let shared = try SharedFile.openExisting(
-        path: path, identity: identity, capacity: capacity)
+        path: path, identity: identity, capacity: capacity, readOnly: readOnly)
       {
         return shared
       }

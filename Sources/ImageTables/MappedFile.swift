@@ -11,18 +11,32 @@ final class MappedFile: @unchecked Sendable {
   let base: UnsafeMutableRawPointer
   let reservedLength: Int
   let writable: Bool
+  /// Mapped copy-on-write because the file could only be read: writes stay private.
+  let isPrivateCopy: Bool
   private(set) var length: Int
 
   /// Opens the file at `path`, or creates a new one when `create` (never reusing an
   /// existing file: `O_EXCL`), reserving `reservedLength` bytes of address space. A
   /// symbolic link in the file's place is refused (`O_NOFOLLOW`), so a link planted in
   /// the cache folder cannot redirect a write.
-  init(path: String, create: Bool, writable: Bool, permissions: UInt16, reservedLength: Int)
-    throws(ImageTableError)
-  {
+  ///
+  /// With `privateCopyWhenDenied`, a file this process may only read (another user's, or
+  /// on a read-only mount) is mapped copy-on-write instead: this process's writes stay in
+  /// its own memory and never reach the file (``isPrivateCopy``).
+  init(
+    path: String, create: Bool, writable: Bool, permissions: UInt16, reservedLength: Int,
+    privateCopyWhenDenied: Bool = false
+  ) throws(ImageTableError) {
     let flags =
       (writable ? O_RDWR : O_RDONLY) | (create ? O_CREAT | O_EXCL : 0) | O_CLOEXEC | O_NOFOLLOW
-    let descriptor = open(path, flags, mode_t(permissions))
+    var descriptor = open(path, flags, mode_t(permissions))
+    var isPrivateCopy = false
+    if descriptor < 0, privateCopyWhenDenied, writable, !create,
+      errno == EACCES || errno == EROFS || errno == EPERM
+    {
+      descriptor = open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW)
+      isPrivateCopy = descriptor >= 0
+    }
     guard descriptor >= 0 else {
       if errno == ELOOP || (errno == EEXIST && Self.isSymbolicLink(path)) {
         throw .symbolicLink(path: path)
@@ -37,7 +51,8 @@ final class MappedFile: @unchecked Sendable {
     let length = Int(status.st_size)
     let reserve = max(reservedLength, length, 4096)
     let protection = writable ? (PROT_READ | PROT_WRITE) : PROT_READ
-    let address = mmap(nil, reserve, protection, MAP_SHARED, descriptor, 0)
+    let address = mmap(
+      nil, reserve, protection, isPrivateCopy ? MAP_PRIVATE : MAP_SHARED, descriptor, 0)
     guard let address, address != MAP_FAILED else {
       close(descriptor)
       throw Self.error(path, "mmap")
@@ -47,6 +62,7 @@ final class MappedFile: @unchecked Sendable {
     self.base = address
     self.reservedLength = reserve
     self.writable = writable
+    self.isPrivateCopy = isPrivateCopy
     self.length = length
   }
 
@@ -74,6 +90,8 @@ final class MappedFile: @unchecked Sendable {
 
   /// Reserves blocks on disk for bytes already inside the file (a sparse region).
   func reserve(offset: Int, length count: Int) throws(ImageTableError) {
+    // A private copy's writes land in this process's memory, never in the file.
+    guard !isPrivateCopy else { return }
     Self.ignoreFileSizeSignal
     let result = posix_fallocate(descriptor, off_t(offset), off_t(count))
     guard result == 0 else {

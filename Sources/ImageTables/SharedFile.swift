@@ -145,15 +145,19 @@ final class SharedFile: @unchecked Sendable {
 
   /// Opens the shared file of the table with `identity`, or nil when it is missing or
   /// belongs to other table files (the caller creates a new one).
-  static func openExisting(path: String, identity: UInt64, capacity: Int)
+  /// A reader (`readOnly`) of a cache it may only read maps the file copy-on-write.
+  static func openExisting(path: String, identity: UInt64, capacity: Int, readOnly: Bool)
     throws(ImageTableError) -> SharedFile?
   {
     let geometry = Geometry(capacity: capacity)
     let file: MappedFile
     do {
+      // A cache this process may only read (another user's, a read-only mount): its
+      // pins and stamps stay private, so a writer in another process cannot see them,
+      // but its hits are still checked against the index as any reader's.
       file = try MappedFile(
         path: path, create: false, writable: true, permissions: 0o644,
-        reservedLength: geometry.length)
+        reservedLength: geometry.length, privateCopyWhenDenied: readOnly)
     } catch .io(_, _, let message) where message == String(cString: strerror(ENOENT)) {
       return nil
     }
