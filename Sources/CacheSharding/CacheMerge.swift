@@ -202,27 +202,34 @@ public enum CacheMerge {
 
   /// Hard-links into `staging` what the output holds besides the merged tables' files,
   /// and the merged tables' lock files, so the exchanged folder keeps them (the same
-  /// lock files: a writer waiting on one gets the new table).
+  /// lock files: a writer waiting on one gets the new table). A merged table's `.shared`
+  /// file is its staging one, made with its new table and index: the old one belongs to
+  /// the old files, which readers that had them open go on reading.
   private static func linkUnmergedFiles(of output: URL, into staging: URL, merged: Set<String>)
     throws(MergeError)
   {
     for name in try StagingFolder.names(in: output) {
       let base = (name as NSString).deletingPathExtension
       let ext = (name as NSString).pathExtension
-      if merged.contains(base), ext == "table" || ext == "index" { continue }
+      if merged.contains(base), ["table", "index", "shared"].contains(ext) { continue }
       try StagingFolder.link(
         output.appendingPathComponent(name), to: staging.appendingPathComponent(name))
     }
   }
 
-  /// Where exchanging folders is not supported: each table's index, then its table.
+  /// Where exchanging folders is not supported: each table's index, its table, then the
+  /// shared file made with them.
   private static func moveTablesOneByOne(_ names: [String], from staging: URL, into output: URL)
     throws(MergeError)
   {
     for name in names {
       let from = ImageTable.paths(formatName: name, directory: staging)
       let to = ImageTable.paths(formatName: name, directory: output)
-      for (source, target) in [(from.index, to.index), (from.table, to.table)] {
+      let shared = (
+        staging.appendingPathComponent(name + ".shared").path,
+        output.appendingPathComponent(name + ".shared").path
+      )
+      for (source, target) in [(from.index, to.index), (from.table, to.table), shared] {
         guard rename(source, target) == 0 else {
           throw .io(path: target, operation: "rename", message: String(cString: strerror(errno)))
         }

@@ -204,6 +204,23 @@ struct MergeTests {
     #expect(writer.contains(entityID: "new.jpg", sourceVersion: "1"))
   }
 
+  @Test("merging into the same output again and again works, and readers open it at once")
+  func againAndAgainIntoOneOutput() throws {
+    let root = try Folder.make()
+    let input = try makeCache(
+      root.appendingPathComponent("a"), formats: formats, entries: [("a.jpg", "1")])
+    let output = root.appendingPathComponent("out")
+    for round in 1...3 {
+      let report = try CacheMerge.merge([input], into: output)
+      #expect(report.createdOutput == (round == 1))
+      // A reader opens the merged table with the tables' own shared file: no writer runs,
+      // and none is needed to make that file again.
+      let reader = try ImageTable(
+        existingTableAt: ImageTable.paths(formatName: "t.small", directory: output).table)
+      #expect(reader.contains(entityID: "a.jpg", sourceVersion: "1"))
+    }
+  }
+
   @Test("a writer on the output makes the merge fail at once (or wait), writing nothing")
   func busyOutput() throws {
     let root = try Folder.make()
