@@ -23,8 +23,8 @@ public enum ShardError: Error, Sendable, Equatable, CustomStringConvertible {
       "the number of shards \(count) must be 1 to \(Shard.maximumCount)"
     case .indexOutOfRange(let index, let count, let variable):
       (variable.map { "\($0) gives shard \(index)" } ?? "shard \(index)")
-        + " but there are \(count) shards (0 to \(count - 1)); "
-        + "the job's array size and N must be the same"
+        + " but there are \(count) shards (0 to \(count - 1))"
+        + (variable == nil ? "" : "; the job's array size and N must be the same")
     case .noIndexInEnvironment(let count):
       "env/\(count) reads the shard from the batch engine, but none of "
         + Shard.indexVariables.joined(separator: ", ")

@@ -69,13 +69,14 @@ public struct MergeCommand: Command {
       let count = inputs.count
       var lines = [
         "merge: \(count) cache\(count == 1 ? "" : "s") into \(output)"
-          + (report.createdOutput ? " (new)" : "") + ": \(report.entriesWritten) entries, "
+          + (report.createdOutput ? " (new)" : "")
+          + ": \(report.entriesWritten) \(report.entriesWritten == 1 ? "entry" : "entries"), "
           + "\(ByteCountText.describe(report.bytesCopied)) in "
           + String(format: "%.2f s (%.0f entries/s, ", report.seconds, entriesPerSecond)
           + "\(ByteCountText.describe(Int(bytesPerSecond)))/s)"
       ]
       lines += report.formats.map { format in
-        "  \(format.name): \(format.entries) entries (\(format.fromInputs) from the shards, "
+        "  \(format.name): \(format.entries) \(format.entries == 1 ? "entry" : "entries") (\(format.fromInputs) from the shards, "
           + "\(format.duplicates) duplicates taken once, \(format.keptFromOutput) kept)"
       }
       if !report.atomic {

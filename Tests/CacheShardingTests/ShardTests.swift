@@ -42,6 +42,10 @@ struct ShardTests {
     #expect(throws: ShardError.indexOutOfRange(index: -1, count: 3, variable: nil)) {
       try Shard.parse("-1/3", environment: [:])
     }
+    // Given as I/N, no batch engine is involved: no word of its array size.
+    #expect(
+      ShardError.indexOutOfRange(index: 3, count: 3, variable: nil).description
+        == "shard 3 but there are 3 shards (0 to 2)")
   }
 
   @Test("env/N with each batch engine's variable")
