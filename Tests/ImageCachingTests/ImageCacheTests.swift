@@ -166,15 +166,7 @@ struct ImageCacheTests {
     await loader.waitUntilLoading()
     cache.cancel(slow, family: "avatar")
     await #expect(throws: CacheError.cancelled(entityID: "slow")) { try await waiting.value }
-    loader.open()
-    await loader.waitUntilReturned()
-    #expect(loader.cancelledAfterGate == 1)
-    try await waitForTheOnlyFillToEnd(of: cache)
-    #expect(cache.statistics.entriesWritten == 0)
-    #expect(cache.statistics.failures == 1)
-    for format in ["avatar.small", "avatar.medium", "avatar.large"] {
-      #expect(!cache.contains(slow, format: format))
-    }
+    try await expectTheHeldLoadCancelled(loader, cache, slow)
   }
 
   // Were the waiter held until the load ends, it would wait at the gate: the limit ends it.
@@ -188,14 +180,24 @@ struct ImageCacheTests {
     waiting.cancel()
     // The waiter is let go while the load is still held at the gate, not when it ends.
     await #expect(throws: CacheError.cancelled(entityID: "slow")) { try await waiting.value }
+    // No one waits any more: the cache cancelled the load's task, and the fill writes nothing.
+    try await expectTheHeldLoadCancelled(loader, cache, slow)
+  }
+
+  /// Lets the load held at the gate go on, then expects that its task was cancelled and
+  /// that its fill ended with one failure and nothing written in any avatar format.
+  private func expectTheHeldLoadCancelled(
+    _ loader: GatedLoader, _ cache: ImageCache, _ entity: Entity
+  ) async throws {
     loader.open()
     await loader.waitUntilReturned()
-    // No one waits any more: the cache cancelled the load's task, and the fill writes nothing.
     #expect(loader.cancelledAfterGate == 1)
     try await waitForTheOnlyFillToEnd(of: cache)
     #expect(cache.statistics.entriesWritten == 0)
     #expect(cache.statistics.failures == 1)
-    #expect(!cache.contains(slow, format: "avatar.small"))
+    for format in ["avatar.small", "avatar.medium", "avatar.large"] {
+      #expect(!cache.contains(entity, format: format))
+    }
   }
 
   @Test func workIsBoundedByTheWorkerCount() async throws {
