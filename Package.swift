@@ -4,7 +4,10 @@ import PackageDescription
 let package = Package(
   name: "ImageTool",
   products: [
+    // `imgtool` is a small launcher; every command but `--version` runs in the engine,
+    // a library it loads from its own folder (build both: see README.md).
     .executable(name: "imgtool", targets: ["imgtool"]),
+    .library(name: "ImageToolEngine", type: .dynamic, targets: ["ImageToolEngine"]),
     .library(name: "Vips", targets: ["Vips"]),
     .library(name: "ImageTables", targets: ["ImageTables"]),
     .library(name: "ImageProcessing", targets: ["ImageProcessing"]),
@@ -27,6 +30,7 @@ let package = Package(
     ),
     .target(name: "CVipsShim", dependencies: ["CVips"]),
     .target(name: "Vips", dependencies: ["CVips", "CVipsShim"]),
+    .target(name: "ImageToolVersion"),
     .target(name: "ImageTables"),
     .target(name: "ImageToolPluginABI"),
     .target(name: "CacheSharding", dependencies: ["ImageTables"]),
@@ -38,7 +42,9 @@ let package = Package(
       name: "ImageToolCLI",
       dependencies: [
         "Vips", "ImageTables", "ImageProcessing", "ImageCaching", "PhotoModels", "CacheSharding",
+        "ImageToolVersion",
       ]),
+    .target(name: "ImageToolEngine", dependencies: ["ImageToolCLI", "ImageProcessing"]),
     .target(
       name: "SepiaPlugin", dependencies: ["CVips", "CVipsShim", "ImageToolPluginABI"],
       path: "Examples/CustomProcessor/SepiaPlugin"),
@@ -46,7 +52,7 @@ let package = Package(
       name: "Gallery",
       dependencies: ["ImageCaching", "ImageTables", "ImageToolCLI", "PhotoModels"],
       path: "Examples/Gallery"),
-    .executableTarget(name: "imgtool", dependencies: ["ImageToolCLI", "ImageProcessing"]),
+    .executableTarget(name: "imgtool", dependencies: ["ImageToolVersion"]),
     // Whether two caches hold the same entries, byte for byte (Examples/Distributed).
     .executableTarget(
       name: "compare-caches", dependencies: ["ImageTables"],
@@ -59,8 +65,7 @@ let package = Package(
           description: "Render the package's photos into a family of formats with imgtool render."),
         permissions: [
           .writeToPackageDirectory(reason: "imgtool render writes its tables to the cache folder.")
-        ]),
-      dependencies: ["imgtool"]),
+        ])),
     // The test images every test target uses: kept in Tests/Fixtures, or made there with
     // libvips at test time (Tests/Fixtures/README.md).
     .target(

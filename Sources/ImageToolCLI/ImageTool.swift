@@ -1,4 +1,5 @@
 import ImageProcessing
+import ImageToolVersion
 import Vips
 
 /// The `imgtool` command line as a library: `main.swift` only calls ``run(_:console:)``.
@@ -7,8 +8,9 @@ import Vips
 /// let status = await ImageTool().run(["info", "photo.jpg"])
 /// ```
 public struct ImageTool: Sendable {
-  /// ImageTool's version.
-  public static let version = "0.1.0"
+  /// ImageTool's version (``ImageToolVersion/number``, which the `imgtool` launcher
+  /// prints for `--version` without loading this library).
+  public static let version = ImageToolVersion.number
 
   public var commands: [any Command]
   /// The processors pipelines can name; `--plugin` adds to it.
@@ -66,7 +68,13 @@ public struct ImageTool: Sendable {
       console.out(rootHelp)
       return ExitCode.success
     case "--version":
-      console.out("imgtool \(Self.version) (libvips \(Vips.version))")
+      // As the launcher prints it, which does not load libvips; --verbose names the
+      // libvips this engine runs with.
+      switch arguments.dropFirst().first {
+      case nil: console.out("imgtool \(Self.version)")
+      case "--verbose": console.out("imgtool \(Self.version) (libvips \(Vips.version))")
+      case let other?: return usageError(.unknownOption(other, suggestion: "--verbose"), console)
+      }
       return ExitCode.success
     case "help":
       arguments = arguments.dropFirst()
@@ -146,7 +154,8 @@ public struct ImageTool: Sendable {
       "", "USAGE: imgtool [--plugin <path> ...] <subcommand>", "", "OPTIONS:",
       HelpFormatter.row(
         "--plugin <path>", "Load a processor plugin (a shared library) first; repeatable."),
-      HelpFormatter.row("--version", "Show the version."),
+      HelpFormatter.row(
+        "--version [--verbose]", "Show the version (--verbose: and libvips's version)."),
       HelpFormatter.row("-h, --help", "Show help information."), "", "SUBCOMMANDS:",
     ]
     lines += commands.map { HelpFormatter.row($0.listing.name, $0.listing.abstract) }

@@ -1,0 +1,26 @@
+import Dispatch
+import Foundation
+import ImageProcessing
+import ImageToolCLI
+
+/// The one entry point of the engine library (`libImageToolEngine.so`), which the
+/// `imgtool` launcher loads with `dlopen` and calls with its whole command line (`argv[0]`
+/// included), for every command it does not answer itself.
+///
+/// It applies the batch memory policy, registers the built-in processors (`--plugin`
+/// libraries add theirs as the command line runs), runs the command and ends the
+/// process with its exit status: it never returns. The main thread serves the main
+/// actor meanwhile, as in a Swift executable (`imgtool browse` draws there).
+@_cdecl("imgtool_engine_main")
+public func imageToolEngineMain(
+  _ argc: Int32, _ argv: UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>
+) -> Int32 {
+  let arguments = (1..<max(1, Int(argc))).map { argv[$0].map { String(cString: $0) } ?? "" }
+  MemoryPolicy.applyForBatchWork()
+  let registry = ProcessorRegistry.withBuiltIns()
+  Task {
+    let status = await ImageTool(registry: registry).run(arguments)
+    exit(status)
+  }
+  dispatchMain()
+}
