@@ -9,7 +9,7 @@ struct ExecutableTests {
   @Test func versionAndHelp() throws {
     let version = try runExecutable(["--version"])
     #expect(version.status == 0)
-    #expect(version.out.hasPrefix("imgtool 0.1.0 (libvips 8."))
+    #expect(version.out == "imgtool 0.1.0\n")
     let help = try runExecutable(["--help"])
     #expect(help.status == 0 && help.out.contains("SUBCOMMANDS:") && help.out.contains("info"))
     let infoHelp = try runExecutable(["help", "info"])
