@@ -7,8 +7,7 @@ import ImageProcessing
 public protocol Command: Sendable {
   var spec: CommandSpec { get }
   /// The name and one-line abstract, for finding the command and listing it: cheap,
-  /// where building the whole ``spec`` may not be (render's asks libvips which files
-  /// it reads, and so starts it). By default, the spec's.
+  /// where building the whole ``spec`` may not be. By default, the spec's.
   var listing: (name: String, abstract: String) { get }
   /// Runs the command and returns its exit status.
   func run(_ arguments: ParsedArguments, context: CommandContext) async throws -> Int32

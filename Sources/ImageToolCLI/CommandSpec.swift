@@ -46,17 +46,21 @@ public struct CommandSpec: Sendable {
 
   public var name: String
   public var abstract: String
-  public var discussion: String
+  /// The paragraph help prints below the options. Made only when help is shown: render's
+  /// names the extensions libvips's loaders declare, which costs loading its modules.
+  public var discussion: String { makeDiscussion() }
+  private let makeDiscussion: @Sendable () -> String
   public var options: [Option]
   public var arguments: [Argument]
 
   public init(
-    name: String, abstract: String, discussion: String = "", options: [Option] = [],
+    name: String, abstract: String,
+    discussion: @autoclosure @escaping @Sendable () -> String = "", options: [Option] = [],
     arguments: [Argument] = []
   ) {
     self.name = name
     self.abstract = abstract
-    self.discussion = discussion
+    self.makeDiscussion = discussion
     self.options = options + [Option("help", short: "h", help: "Show help information.")]
     self.arguments = arguments
   }

@@ -10,27 +10,14 @@ public struct RenderCommand: Command {
 
   static let abstract = "Render photos into every format of a family, one decode each."
 
-  /// Without the spec, which starts libvips to list the files a render reads.
+  /// The name and abstract alone, without building the spec.
   public var listing: (name: String, abstract: String) { ("render", Self.abstract) }
 
   public var spec: CommandSpec {
-    let suffixes = RenderInputs.imageExtensions.sorted().map { "." + $0 }
-    return CommandSpec(
+    CommandSpec(
       name: "render",
       abstract: Self.abstract,
-      discussion: """
-        Walks the files and folders given (folders recursively, picking the files whose \
-        extension a trusted loader of this libvips declares: \
-        \(suffixes.joined(separator: " "))). Each photo's entity id is its path relative to \
-        the folder given, and its source version a hash of its bytes, so entries that are \
-        up to date are skipped (--force redoes them). Each photo is decoded once, shrunk on \
-        load only as far as the family allows, and every format's pipeline resamples once \
-        from that, in the photo's own coordinates. A bad \
-        photo is named with its reason and the others go on; the exit status is then 1. \
-        When every photo is up to date, the cache is only read (no lock, no write). A \
-        format whose maximumCount is too small for the photos evicts the oldest entries; \
-        the summary counts them and names the manifest field to raise.
-        """,
+      discussion: Self.discussion(),
       options: [
         .init(
           "family", value: "name", help: "The family to render (see 'imgtool manifest').",
@@ -48,6 +35,25 @@ public struct RenderCommand: Command {
       ] + CacheOptions.specs,
       arguments: [.init("path", help: "Photos, and folders of photos.", repeats: true)]
     )
+  }
+
+  /// Help's paragraph, with the extensions a walk picks up (all of them: this loads
+  /// libvips's trusted modules, so it is made only when help is shown).
+  static func discussion() -> String {
+    let suffixes = RenderInputs.imageExtensions.sorted().map { "." + $0 }
+    return """
+      Walks the files and folders given (folders recursively, picking the files whose \
+      extension a trusted loader of this libvips declares: \
+      \(suffixes.joined(separator: " "))). Each photo's entity id is its path relative to \
+      the folder given, and its source version a hash of its bytes, so entries that are \
+      up to date are skipped (--force redoes them). Each photo is decoded once, shrunk on \
+      load only as far as the family allows, and every format's pipeline resamples once \
+      from that, in the photo's own coordinates. A bad \
+      photo is named with its reason and the others go on; the exit status is then 1. \
+      When every photo is up to date, the cache is only read (no lock, no write). A \
+      format whose maximumCount is too small for the photos evicts the oldest entries; \
+      the summary counts them and names the manifest field to raise.
+      """
   }
 
   struct Outcome: Sendable {

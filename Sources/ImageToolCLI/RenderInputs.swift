@@ -14,8 +14,20 @@ struct RenderInputs {
   /// Image files a folder's walk picks up: every extension a trusted loader of the
   /// running libvips declares (HEIC and AVIF too when it has libheif); other files (a
   /// README, .DS_Store) are passed over.
-  static let imageExtensions: Set<String> =
-    (try? Vips.trustedLoaderSuffixes()) ?? ["jpg", "jpeg", "png", "webp", "gif", "tif", "tiff"]
+  static var imageExtensions: Set<String> {
+    (try? Vips.trustedLoaderSuffixes()) ?? fallbackExtensions
+  }
+
+  /// Where libvips cannot start (its error is then each photo's).
+  static let fallbackExtensions: Set<String> = ["jpg", "jpeg", "png", "webp", "gif", "tif", "tiff"]
+
+  /// Whether a folder's walk picks up a file with this extension: one of
+  /// ``imageExtensions``, asked so that a folder of JPEG and PNG files does not load
+  /// libvips's HEIF and JPEG XL modules (see `Vips.isTrustedLoaderSuffix`).
+  static func isImageExtension(_ suffix: String) -> Bool {
+    let suffix = suffix.lowercased()
+    return (try? Vips.isTrustedLoaderSuffix(suffix)) ?? fallbackExtensions.contains(suffix)
+  }
 
   var inputs: [Input] = []
   /// Paths that could not be used, with why.
@@ -60,7 +72,7 @@ struct RenderInputs {
     else { return [] }
     var found: [Input] = []
     for case let url as URL in walker
-    where imageExtensions.contains(url.pathExtension.lowercased())
+    where isImageExtension(url.pathExtension)
       && (try? url.resourceValues(forKeys: [.isRegularFileKey]).isRegularFile) == true
     {
       let full = url.standardizedFileURL.path

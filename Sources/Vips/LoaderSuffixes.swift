@@ -15,8 +15,29 @@ extension Vips {
     return loaderSuffixes
   }
 
+  /// Whether a trusted loader of the running libvips declares `suffix` (lowercase, without
+  /// the dot), as ``trustedLoaderSuffixes()`` would say, but asking the loaders built into
+  /// libvips first: only a suffix none of them declares loads the trusted modules (HEIF,
+  /// JPEG XL), whose libraries cost start-up time, to ask those too.
+  ///
+  /// ```swift
+  /// try Vips.isTrustedLoaderSuffix("jpg")  // true, without loading any module
+  /// ```
+  public static func isTrustedLoaderSuffix(_ suffix: String) throws(VipsError) -> Bool {
+    try start()
+    return builtInLoaderSuffixes.contains(suffix) || loaderSuffixes.contains(suffix)
+  }
+
+  /// What the loaders registered before any module is loaded declare.
+  private static let builtInLoaderSuffixes: Set<String> = declaredSuffixes()
+
   private static let loaderSuffixes: Set<String> = {
     _ = ModuleLoading.loadTrustedModules()  // HEIF and JPEG XL declare theirs when loaded
+    return declaredSuffixes()
+  }()
+
+  /// The suffixes the trusted loaders registered now declare.
+  private static func declaredSuffixes() -> Set<String> {
     final class Found { var suffixes: Set<String> = [] }
     let found = Found()
     let visit: VipsClassMapFn = { objectClass, context in
@@ -41,5 +62,5 @@ extension Vips {
         g_type_from_name("VipsForeignLoad"), visit, Unmanaged.passUnretained(found).toOpaque())
     }
     return found.suffixes
-  }()
+  }
 }

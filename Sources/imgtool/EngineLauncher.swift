@@ -30,7 +30,7 @@ enum EngineLauncher {
     let path = folder + "/" + libraryName
     // Global, so that libvips's symbols are found by name as they are in a process that
     // links it (its modules and `--plugin` libraries resolve against them).
-    guard let library = dlopen(path, RTLD_NOW | RTLD_GLOBAL) else {
+    guard let library = dlopen(path, RTLD_LAZY | RTLD_GLOBAL) else {
       let reason = dlerror().map { String(cString: $0) } ?? "dlopen failed"
       if access(path, F_OK) != 0 {
         throw .missing(path: path, buildCommand: buildCommand(for: folder))

@@ -63,3 +63,28 @@ func runExecutable(
     String(decoding: errData, as: UTF8.self)
   )
 }
+
+/// Runs the built `imgtool` with the dynamic loader's `LD_DEBUG=libs` log written to a
+/// file (into a pipe it could fill and stall the child), and returns that log too.
+func runExecutableWatchingLibraries(_ arguments: [String]) throws -> (
+  status: Int32, out: String, err: String, loaderLog: String
+) {
+  let folder = try Paths.temporaryFolder()
+  var environment = ProcessInfo.processInfo.environment
+  environment["LD_DEBUG"] = "libs"
+  environment["LD_DEBUG_OUTPUT"] = folder.appendingPathComponent("ld").path
+  let result = try runExecutable(arguments, environment: environment)
+  // One file per process, `ld.PID`.
+  let log = try FileManager.default.contentsOfDirectory(atPath: folder.path)
+    .filter { $0.hasPrefix("ld.") }
+    .map { try String(contentsOfFile: folder.appendingPathComponent($0).path, encoding: .utf8) }
+    .joined()
+  return (result.status, result.out, result.err, log)
+}
+
+/// Whether a dynamic loader's log shows libvips loaded.
+func loadsLibvips(_ loaderLog: String) -> Bool {
+  loaderLog.split(separator: "\n").contains {
+    $0.contains("calling init: /") && $0.contains("/libvips.so")
+  }
+}

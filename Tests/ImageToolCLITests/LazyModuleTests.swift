@@ -1,0 +1,46 @@
+import Foundation
+import ImageTables
+import TestFixtures
+import Testing
+
+/// A render of JPEG and PNG files does not load libvips's HEIF and JPEG XL modules (their
+/// libraries cost start-up time); a HEIC file in the folder still loads them and renders.
+/// Each in a fresh `imgtool` process, watched with the dynamic loader's `LD_DEBUG=libs`.
+@Suite("imgtool loads libvips's modules only for files that need them")
+struct LazyModuleTests {
+  func render(_ names: [String]) throws -> (
+    result: (status: Int32, out: String, err: String, loaderLog: String), cache: String
+  ) {
+    let work = try Paths.temporaryFolder()
+    let folder = work.appendingPathComponent("photos")
+    try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+    for name in names {
+      try FileManager.default.copyItem(
+        atPath: Fixtures.path(name), toPath: folder.appendingPathComponent(name).path)
+    }
+    let cache = work.appendingPathComponent("cache").path
+    let result = try runExecutableWatchingLibraries([
+      "render", "--family", "avatar", "--quiet", "--cache", cache, folder.path,
+    ])
+    return (result, cache)
+  }
+
+  func entities(_ cache: String) throws -> Set<String> {
+    Set(try ImageTable(existingTableAt: cache + "/avatar.small.table").entries().map(\.entityID))
+  }
+
+  @Test func jpegAndPNGRenderWithoutTheHEIFModule() throws {
+    let (result, cache) = try render(["coffee.png", "rocket.jpg"])
+    #expect(result.status == 0, "\(result.err)")
+    #expect(try entities(cache) == ["coffee.png", "rocket.jpg"])
+    #expect(loadsLibvips(result.loaderLog))
+    #expect(!result.loaderLog.contains("vips-heif.so"))
+  }
+
+  @Test func aHEICFileLoadsItAndRenders() throws {
+    let (result, cache) = try render(["chelsea.heic", "coffee.png"])
+    #expect(result.status == 0, "\(result.err)")
+    #expect(try entities(cache) == ["chelsea.heic", "coffee.png"])
+    #expect(result.loaderLog.contains("vips-heif.so"))
+  }
+}
