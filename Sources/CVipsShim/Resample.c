@@ -18,6 +18,10 @@
 #include <stdlib.h>
 #include <string.h>
 
+/* libvips multiplies and adds separately: no fused multiply-add, or float sums would
+ * round differently (a premultiplied 255 x 200/255 must stay 200, not 199.99998). */
+#pragma STDC FP_CONTRACT OFF
+
 enum {
   PHASES = 64,          /* VIPS_TRANSFORM_SCALE: sub-pixel positions per pixel */
   COEFFICIENT_SHIFT = 12 /* VIPS_INTERPOLATE_SHIFT: coefficients are x 4096 */
@@ -46,20 +50,26 @@ static void lanczos3_weights(double *weights, int points, double shrink, double 
   for (int i = 0; i < points; i++) weights[i] /= sum;
 }
 
-/* The fixed-point tables: PHASES + 1 rows of `points` coefficients. */
+/* The weights of every phase: PHASES + 1 rows of `points` doubles (libvips's matrixf). */
+static double *weight_tables(int points, double shrink) {
+  double *tables = malloc(sizeof(double) * (size_t)points * (PHASES + 1));
+  if (!tables) return NULL;
+  for (int phase = 0; phase <= PHASES; phase++)
+    lanczos3_weights(tables + phase * points, points, shrink, (double)((float)phase / PHASES));
+  return tables;
+}
+
+/* The same in fixed point, x 4096 and truncated (libvips's matrixi). */
 static int *coefficient_tables(int points, double shrink) {
+  double *weights = weight_tables(points, shrink);
   int *tables = malloc(sizeof(int) * (size_t)points * (PHASES + 1));
-  double *weights = malloc(sizeof(double) * (size_t)points);
   if (!tables || !weights) {
     free(tables);
     free(weights);
     return NULL;
   }
-  for (int phase = 0; phase <= PHASES; phase++) {
-    lanczos3_weights(weights, points, shrink, (double)((float)phase / PHASES));
-    for (int i = 0; i < points; i++)
-      tables[phase * points + i] = (int)(weights[i] * (1 << COEFFICIENT_SHIFT));
-  }
+  for (int i = 0; i < points * (PHASES + 1); i++)
+    tables[i] = (int)(weights[i] * (1 << COEFFICIENT_SHIFT));
   free(weights);
   return tables;
 }
@@ -313,6 +323,235 @@ static uint8_t *reduce_columns(const uint8_t *in, int width, int rows, int bands
   free(boxed);
   *outWidth = size;
   return out;
+}
+
+/* The float path of the same operations, for premultiplied pixels: libvips sums in
+ * double and stores float between passes (its shrinkv, shrinkh, reducev and reduceh on
+ * a float image). */
+VECTOR_CLONES
+static float *reduce_rows_float(const float *in, int rowSamples, int rows, double shrink,
+                                int *outRows) {
+  ReducePlan plan = reduce_plan(rows, shrink);
+  float *boxed = NULL;
+  if (plan.box > 1) {
+    const int count = (int)ceil((double)rows / plan.box);
+    boxed = malloc(sizeof(float) * (size_t)rowSamples * count);
+    double *sum = malloc(sizeof(double) * (size_t)rowSamples);
+    if (!boxed || !sum) {
+      free(boxed);
+      free(sum);
+      return NULL;
+    }
+    for (int y = 0; y < count; y++) {
+      memset(sum, 0, sizeof(double) * (size_t)rowSamples);
+      for (int k = 0; k < plan.box; k++) {
+        const float *row = in + (size_t)clamp_index(y * plan.box + k, rows) * rowSamples;
+        for (int z = 0; z < rowSamples; z++) sum[z] += row[z];
+      }
+      float *q = boxed + (size_t)y * rowSamples;
+      for (int z = 0; z < rowSamples; z++) q[z] = (float)(sum[z] / plan.box);
+    }
+    free(sum);
+    rows = count;
+    in = boxed;
+  }
+  if (plan.shrink == 1.0) {
+    if (!boxed) {
+      boxed = malloc(sizeof(float) * (size_t)rowSamples * rows);
+      if (boxed) memcpy(boxed, in, sizeof(float) * (size_t)rowSamples * rows);
+    }
+    *outRows = rows;
+    return boxed;
+  }
+  double *tables = weight_tables(plan.points, plan.shrink);
+  float *out = malloc(sizeof(float) * (size_t)rowSamples * plan.size);
+  double *sum = malloc(sizeof(double) * (size_t)rowSamples);
+  if (!tables || !out || !sum) {
+    free(tables);
+    free(out);
+    free(sum);
+    free(boxed);
+    return NULL;
+  }
+  const int margin = (int)ceil(plan.points / 2.0) - 1;
+  double position = 0.5 * plan.shrink - 0.5 - plan.offset;
+  for (int y = 0; y < plan.size; y++, position += plan.shrink) {
+    int first, phase;
+    sample_position(position, &first, &phase);
+    const double *c = tables + phase * plan.points;
+    memset(sum, 0, sizeof(double) * (size_t)rowSamples);
+    for (int i = 0; i < plan.points; i++) {
+      const float *row = in + (size_t)clamp_index(first + i - margin, rows) * rowSamples;
+      const double weight = c[i];
+      for (int z = 0; z < rowSamples; z++) sum[z] += weight * row[z];
+    }
+    float *q = out + (size_t)y * rowSamples;
+    for (int z = 0; z < rowSamples; z++) q[z] = (float)sum[z];
+  }
+  free(tables);
+  free(sum);
+  free(boxed);
+  *outRows = plan.size;
+  return out;
+}
+
+VECTOR_CLONES
+static float *reduce_columns_float(const float *in, int width, int rows, int bands, double shrink,
+                                   int *outWidth) {
+  ReducePlan plan = reduce_plan(width, shrink);
+  float *boxed = NULL;
+  if (plan.box > 1) {
+    const int count = (int)ceil((double)width / plan.box);
+    boxed = malloc(sizeof(float) * (size_t)count * bands * rows);
+    if (!boxed) return NULL;
+    for (int y = 0; y < rows; y++) {
+      const float *row = in + (size_t)y * width * bands;
+      float *q = boxed + (size_t)y * count * bands;
+      for (int x = 0; x < count; x++)
+        for (int b = 0; b < bands; b++) {
+          double sum = 0;
+          for (int k = 0; k < plan.box; k++)
+            sum += row[clamp_index(x * plan.box + k, width) * bands + b];
+          q[x * bands + b] = (float)(sum / plan.box);
+        }
+    }
+    width = count;
+    in = boxed;
+  }
+  if (plan.shrink == 1.0) {
+    if (!boxed) {
+      boxed = malloc(sizeof(float) * (size_t)width * bands * rows);
+      if (boxed) memcpy(boxed, in, sizeof(float) * (size_t)width * bands * rows);
+    }
+    *outWidth = width;
+    return boxed;
+  }
+  const int points = plan.points;
+  const int margin = (int)ceil(points / 2.0) - 1;
+  double *tables = weight_tables(points, plan.shrink);
+  float *out = malloc(sizeof(float) * (size_t)plan.size * bands * rows);
+  if (!tables || !out) {
+    free(tables);
+    free(out);
+    free(boxed);
+    return NULL;
+  }
+  int *firsts = malloc(sizeof(int) * (size_t)plan.size);
+  int *phases = malloc(sizeof(int) * (size_t)plan.size);
+  if (!firsts || !phases) {
+    free(firsts);
+    free(phases);
+    free(tables);
+    free(out);
+    free(boxed);
+    return NULL;
+  }
+  double position = 0.5 * plan.shrink - 0.5 - plan.offset;
+  for (int x = 0; x < plan.size; x++, position += plan.shrink)
+    sample_position(position, &firsts[x], &phases[x]);
+  for (int y = 0; y < rows; y++) {
+    const float *row = in + (size_t)y * width * bands;
+    float *q = out + (size_t)y * plan.size * bands;
+    for (int x = 0; x < plan.size; x++) {
+      const double *c = tables + phases[x] * points;
+      const int start = firsts[x] - margin;
+      const int inside = start >= 0 && start + points <= width;
+      for (int b = 0; b < bands; b++) {
+        double sum = 0;
+        if (inside) {
+          const float *p = row + start * bands + b;
+          for (int i = 0; i < points; i++) sum += c[i] * p[i * bands];
+        } else {
+          for (int i = 0; i < points; i++)
+            sum += c[i] * row[clamp_index(start + i, width) * bands + b];
+        }
+        q[x * bands + b] = (float)sum;
+      }
+    }
+  }
+  free(firsts);
+  free(phases);
+  free(tables);
+  free(boxed);
+  *outWidth = plan.size;
+  return out;
+}
+
+int cvips_resize_premultiplied_uchar_in_memory(VipsImage *in, VipsImage **out, double hscale,
+                                               double vscale) {
+  *out = NULL;
+  /* libvips takes 65535 as opaque for images tagged 16-bit, whatever their format. */
+  if (in->Type == VIPS_INTERPRETATION_RGB16 || in->Type == VIPS_INTERPRETATION_GREY16) return 1;
+  if (in->BandFmt != VIPS_FORMAT_UCHAR || in->Coding != VIPS_CODING_NONE || in->Bands < 2 ||
+      hscale <= 0 || vscale <= 0 || hscale > 1 || vscale > 1 ||
+      (in->dtype != VIPS_IMAGE_SETBUF && in->dtype != VIPS_IMAGE_SETBUF_FOREIGN &&
+       in->dtype != VIPS_IMAGE_MMAPIN) ||
+      !in->data)
+    return 1;
+  const int bands = in->Bands;
+  int width = in->Xsize;
+  int height = in->Ysize;
+  if (hscale < 1.0 / width) hscale = 1.0 / width;
+  if (vscale < 1.0 / height) vscale = 1.0 / height;
+
+  /* vips_premultiply (max alpha 255): colour x (alpha / 255) in float, alpha kept. */
+  const size_t samples = (size_t)width * height * bands;
+  float *pixels = malloc(sizeof(float) * samples);
+  if (!pixels) goto oom;
+  const uint8_t *source = (const uint8_t *)in->data;
+  for (size_t p = 0; p < samples; p += bands) {
+    const uint8_t alpha = source[p + bands - 1];
+    const float scale = (float)((double)alpha / 255.0);
+    for (int b = 0; b < bands - 1; b++) pixels[p + b] = source[p + b] * scale;
+    pixels[p + bands - 1] = alpha;
+  }
+  if (vscale < 1.0) {
+    float *next = reduce_rows_float(pixels, width * bands, height, 1.0 / vscale, &height);
+    free(pixels);
+    if (!(pixels = next)) goto oom;
+  }
+  if (hscale < 1.0) {
+    float *next = reduce_columns_float(pixels, width, height, bands, 1.0 / hscale, &width);
+    free(pixels);
+    if (!(pixels = next)) goto oom;
+  }
+
+  VipsImage *image = vips_image_new_memory();
+  if (vips_image_pipelinev(image, VIPS_DEMAND_STYLE_ANY, in, NULL)) {
+    g_object_unref(image);
+    free(pixels);
+    return -1;
+  }
+  image->Xsize = width;
+  image->Ysize = height;
+  if (vips_image_write_prepare(image)) {
+    g_object_unref(image);
+    free(pixels);
+    return -1;
+  }
+  /* vips_unpremultiply (float: no division where alpha is under 0.01), then
+   * vips_cast to 8 bits (clipped, truncated). */
+  for (int y = 0; y < height; y++) {
+    const float *p = pixels + (size_t)y * width * bands;
+    uint8_t *q = VIPS_IMAGE_ADDR(image, 0, y);
+    for (int x = 0; x < width; x++, p += bands, q += bands) {
+      const float alpha = p[bands - 1];
+      const float factor = fabsf(alpha) < 0.01f ? 0 : (float)(255.0 / alpha);
+      for (int b = 0; b < bands - 1; b++) {
+        const double v = (double)(factor * p[b]);
+        q[b] = (uint8_t)(v < 0 ? 0 : v > 255 ? 255 : v);
+      }
+      const double a = (double)(alpha < 0 ? 0 : alpha > 255 ? 255 : alpha);
+      q[bands - 1] = (uint8_t)a;
+    }
+  }
+  free(pixels);
+  *out = image;
+  return 0;
+
+oom:
+  vips_error("resize", "out of memory resizing a %dx%d image", in->Xsize, in->Ysize);
+  return -1;
 }
 
 int cvips_resize_uchar_in_memory(VipsImage *in, VipsImage **out, double hscale, double vscale) {

@@ -47,6 +47,43 @@ struct InMemoryResizeTests {
     }
   }
 
+  @Test("with alpha: the same as libvips's premultiplied resize", arguments: Fixture.photos)
+  func premultipliedSameAsLibvips(_ fixture: Fixture) throws {
+    var image = try Self.decoded(fixture)
+    if !image.hasAlpha {
+      // A varying alpha: the photo's own second band, so colour under faint pixels counts.
+      image = try image.joiningBands(image.extractingBands(1)).materialized()
+    }
+    for (h, v) in Self.scales(image) {
+      let ours = try image.resizedPremultiplied(scale: h, verticalScale: v)
+      let theirs = try image.premultipliedResizedByLibvips(scale: h, verticalScale: v)
+      #expect((ours.width, ours.height) == (theirs.width, theirs.height), "\(fixture) \(h)x\(v)")
+      // Compared as they show: colour times alpha. Where alpha is nearly 0, colour is
+      // a division by almost nothing and the last bit of a float sum decides it.
+      let a = try Self.visible(ours.writePixels(), bands: image.bands)
+      let b = try Self.visible(theirs.writePixels(), bands: image.bands)
+      guard a.count == b.count else { continue }
+      let differing = zip(a, b).filter { $0 != $1 }
+      let largest = differing.map { abs(Int($0) - Int($1)) }.max() ?? 0
+      #expect(largest <= 2, "\(fixture) \(h)x\(v): a sample is \(largest) levels off")
+      #expect(
+        differing.count * 40 <= a.count,
+        "\(fixture) \(h)x\(v): \(differing.count) of \(a.count) samples differ")
+    }
+  }
+
+  /// Each colour sample times its pixel's alpha / 255, rounded; alpha as it is.
+  static func visible(_ samples: [UInt8], bands: Int) -> [UInt8] {
+    var shown = samples
+    for pixel in stride(from: 0, to: samples.count, by: bands) {
+      let alpha = Int(samples[pixel + bands - 1])
+      for band in 0..<(bands - 1) {
+        shown[pixel + band] = UInt8((Int(samples[pixel + band]) * alpha + 127) / 255)
+      }
+    }
+    return shown
+  }
+
   @Test("a decode of a family shrinks with no difference at all")
   func familySizesAreExact() throws {
     // hubble.jpg 1000x872 to the avatar sizes: libvips's regions start on the first

@@ -101,6 +101,11 @@ int cvips_image_write_to_file(VipsImage *in, const char *filename_with_options);
  * memory and scales <= 1, byte for byte, on the calling thread. Returns 1 (and leaves
  * *out NULL) when the image is not for this path: then use vips_resize. */
 int cvips_resize_uchar_in_memory(VipsImage *in, VipsImage **out, double hscale, double vscale);
+/* The same for an 8-bit image with alpha (last band), as libvips 8.14's thumbnail
+ * resizes one: vips_premultiply, vips_resize in float, vips_unpremultiply, vips_cast
+ * back to 8 bits. Returns 1 when the image is not for this path. */
+int cvips_resize_premultiplied_uchar_in_memory(VipsImage *in, VipsImage **out, double hscale,
+                                               double vscale);
 
 /* Attention.c: where vips_smartcrop's attention measure puts the centre of a
  * `width` x `height` window of `in`, as vips_smartcrop(interesting: attention) reports
