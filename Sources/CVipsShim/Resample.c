@@ -328,8 +328,35 @@ static uint8_t *reduce_columns(const uint8_t *in, int width, int rows, int bands
 /* The float path of the same operations, for premultiplied pixels: libvips sums in
  * double and stores float between passes (its shrinkv, shrinkh, reducev and reduceh on
  * a float image). */
+
+/* vips_premultiply (max alpha 255) of one row: colour x (alpha / 255) in float, alpha
+ * kept. */
+static void premultiply_row(const uint8_t *in, float *out, int samples, int bands) {
+  for (int p = 0; p < samples; p += bands) {
+    const uint8_t alpha = in[p + bands - 1];
+    const float scale = (float)((double)alpha / 255.0);
+    for (int b = 0; b < bands - 1; b++) out[p + b] = in[p + b] * scale;
+    out[p + bands - 1] = alpha;
+  }
+}
+
+/* Rows the vertical pass reads: floats, or 8-bit rows premultiplied as they are read
+ * (so a whole premultiplied copy of a large decode is never held). */
+typedef struct {
+  const float *floats;
+  const uint8_t *bytes;
+  int bands;
+  float *scratch; /* one row, for `bytes` */
+} FloatRows;
+
+static inline const float *float_row(const FloatRows *rows, int y, int rowSamples) {
+  if (rows->floats) return rows->floats + (size_t)y * rowSamples;
+  premultiply_row(rows->bytes + (size_t)y * rowSamples, rows->scratch, rowSamples, rows->bands);
+  return rows->scratch;
+}
+
 VECTOR_CLONES
-static float *reduce_rows_float(const float *in, int rowSamples, int rows, double shrink,
+static float *reduce_rows_float(FloatRows source, int rowSamples, int rows, double shrink,
                                 int *outRows) {
   ReducePlan plan = reduce_plan(rows, shrink);
   float *boxed = NULL;
@@ -345,7 +372,7 @@ static float *reduce_rows_float(const float *in, int rowSamples, int rows, doubl
     for (int y = 0; y < count; y++) {
       memset(sum, 0, sizeof(double) * (size_t)rowSamples);
       for (int k = 0; k < plan.box; k++) {
-        const float *row = in + (size_t)clamp_index(y * plan.box + k, rows) * rowSamples;
+        const float *row = float_row(&source, clamp_index(y * plan.box + k, rows), rowSamples);
         for (int z = 0; z < rowSamples; z++) sum[z] += row[z];
       }
       float *q = boxed + (size_t)y * rowSamples;
@@ -353,12 +380,14 @@ static float *reduce_rows_float(const float *in, int rowSamples, int rows, doubl
     }
     free(sum);
     rows = count;
-    in = boxed;
+    source.floats = boxed;
   }
   if (plan.shrink == 1.0) {
     if (!boxed) {
       boxed = malloc(sizeof(float) * (size_t)rowSamples * rows);
-      if (boxed) memcpy(boxed, in, sizeof(float) * (size_t)rowSamples * rows);
+      for (int y = 0; boxed && y < rows; y++)
+        memcpy(boxed + (size_t)y * rowSamples, float_row(&source, y, rowSamples),
+               sizeof(float) * (size_t)rowSamples);
     }
     *outRows = rows;
     return boxed;
@@ -381,7 +410,7 @@ static float *reduce_rows_float(const float *in, int rowSamples, int rows, doubl
     const double *c = tables + phase * plan.points;
     memset(sum, 0, sizeof(double) * (size_t)rowSamples);
     for (int i = 0; i < plan.points; i++) {
-      const float *row = in + (size_t)clamp_index(first + i - margin, rows) * rowSamples;
+      const float *row = float_row(&source, clamp_index(first + i - margin, rows), rowSamples);
       const double weight = c[i];
       for (int z = 0; z < rowSamples; z++) sum[z] += weight * row[z];
     }
@@ -494,22 +523,21 @@ int cvips_resize_premultiplied_uchar_in_memory(VipsImage *in, VipsImage **out, d
   if (hscale < 1.0 / width) hscale = 1.0 / width;
   if (vscale < 1.0 / height) vscale = 1.0 / height;
 
-  /* vips_premultiply (max alpha 255): colour x (alpha / 255) in float, alpha kept. */
-  const size_t samples = (size_t)width * height * bands;
-  float *pixels = malloc(sizeof(float) * samples);
-  if (!pixels) goto oom;
-  const uint8_t *source = (const uint8_t *)in->data;
-  for (size_t p = 0; p < samples; p += bands) {
-    const uint8_t alpha = source[p + bands - 1];
-    const float scale = (float)((double)alpha / 255.0);
-    for (int b = 0; b < bands - 1; b++) pixels[p + b] = source[p + b] * scale;
-    pixels[p + bands - 1] = alpha;
-  }
+  const size_t rowSamples = (size_t)width * bands;
+  float *pixels = NULL;
   if (vscale < 1.0) {
-    float *next = reduce_rows_float(pixels, width * bands, height, 1.0 / vscale, &height);
-    free(pixels);
-    if (!(pixels = next)) goto oom;
+    float *scratch = malloc(sizeof(float) * rowSamples);
+    if (!scratch) goto oom;
+    FloatRows source = {NULL, (const uint8_t *)in->data, bands, scratch};
+    pixels = reduce_rows_float(source, (int)rowSamples, height, 1.0 / vscale, &height);
+    free(scratch);
+  } else {
+    pixels = malloc(sizeof(float) * rowSamples * height);
+    for (int y = 0; pixels && y < height; y++)
+      premultiply_row((const uint8_t *)in->data + y * rowSamples, pixels + y * rowSamples,
+                      (int)rowSamples, bands);
   }
+  if (!pixels) goto oom;
   if (hscale < 1.0) {
     float *next = reduce_columns_float(pixels, width, height, bands, 1.0 / hscale, &width);
     free(pixels);
