@@ -67,8 +67,7 @@ public struct ThumbnailGeometry: Sendable, Equatable {
     if image.width == width, image.height == height, scales == (1, 1) { return image }
     guard image.hasAlpha else { return try image.resized(scale: scales.h, verticalScale: scales.v) }
     // libvips 8.14's thumbnail resamples premultiplied alpha in float, then casts back.
-    return try image.premultiplied().resized(scale: scales.h, verticalScale: scales.v)
-      .unpremultiplied().cast(to: image.format)
+    return try image.resizedPremultiplied(scale: scales.h, verticalScale: scales.v)
   }
 
   /// The scale nearest `wanted` that takes `length` pixels to exactly `target` with

@@ -97,6 +97,22 @@ int cvips_webpsave(VipsImage *in, const char *filename, int quality, gboolean lo
 // ("photo.tif[compression=lzw]"), as libvips parses them.
 int cvips_image_write_to_file(VipsImage *in, const char *filename_with_options);
 
+/* Resample.c: vips_resize's arithmetic (lanczos3, gap 2) for an 8-bit image held in
+ * memory and scales <= 1, byte for byte, on the calling thread. Returns 1 (and leaves
+ * *out NULL) when the image is not for this path: then use vips_resize. */
+int cvips_resize_uchar_in_memory(VipsImage *in, VipsImage **out, double hscale, double vscale);
+/* The same for an 8-bit image with alpha (last band), as libvips 8.14's thumbnail
+ * resizes one: vips_premultiply, vips_resize in float, vips_unpremultiply, vips_cast
+ * back to 8 bits. Returns 1 when the image is not for this path. */
+int cvips_resize_premultiplied_uchar_in_memory(VipsImage *in, VipsImage **out, double hscale,
+                                               double vscale);
+
+/* Attention.c: where vips_smartcrop's attention measure puts the centre of a
+ * `width` x `height` window of `in`, as vips_smartcrop(interesting: attention) reports
+ * it in attention_x/attention_y, with its 32x32 miniature made by Resample.c when `in`
+ * is an 8-bit image in memory. */
+int cvips_attention_centre(VipsImage *in, int width, int height, int *x, int *y);
+
 /* libvips's vector path (liborc); <vips/vector.h> is not part of <vips/vips.h>. */
 void cvips_vector_set_enabled(int enabled);
 int cvips_vector_isenabled(void);

@@ -1,0 +1,641 @@
+/* Downsizing of 8-bit pixels held in memory, with the arithmetic of libvips 8.14's
+ * vips_resize (lanczos3 kernel, reducing gap 2): the same output sizes, the same integer
+ * box shrink before each reduce, the same 65-phase tables of 12-bit fixed-point
+ * coefficients, the same sampling positions, edge extension and rounding, so the
+ * output bytes equal vips_resize's C path (liborc off) byte for byte.
+ *
+ * Why not vips_resize itself: for the sizes a family makes (a few hundred pixels),
+ * libvips's demand-driven regions cost more than the arithmetic (region buffers, hash
+ * lookups, locks, a thread pool per computation); perf showed vips_reduceh and
+ * vips_shrinkh plus that machinery as the largest share of a render. Here each pass
+ * is one loop over contiguous memory, vertical pass first (as vips_resize does:
+ * vips_reducev, then vips_reduceh), on the calling thread.
+ */
+#include "CVipsShim.h"
+
+#include <math.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* libvips multiplies and adds separately: no fused multiply-add, or float sums would
+ * round differently (a premultiplied 255 x 200/255 must stay 200, not 199.99998). */
+#pragma STDC FP_CONTRACT OFF
+
+enum {
+  PHASES = 64,          /* VIPS_TRANSFORM_SCALE: sub-pixel positions per pixel */
+  COEFFICIENT_SHIFT = 12 /* VIPS_INTERPOLATE_SHIFT: coefficients are x 4096 */
+};
+
+static inline int clamp_index(int i, int count) {
+  return i < 0 ? 0 : i >= count ? count - 1 : i;
+}
+
+/* The lanczos3 weights of libvips's reduce for one phase, normalised to sum 1. */
+static void lanczos3_weights(double *weights, int points, double shrink, double phase) {
+  const double half = phase + points / 2.0 - 1;
+  double sum = 0;
+  for (int i = 0; i < points; i++) {
+    const double xp = (i - half) / shrink;
+    double l;
+    if (xp == 0.0)
+      l = 1.0;
+    else if (xp < -3 || xp > 3)
+      l = 0.0;
+    else
+      l = 3.0 * sin(M_PI * xp) * sin(M_PI * xp / 3.0) / (M_PI * M_PI * xp * xp);
+    weights[i] = l;
+    sum += l;
+  }
+  for (int i = 0; i < points; i++) weights[i] /= sum;
+}
+
+/* The weights of every phase: PHASES + 1 rows of `points` doubles (libvips's matrixf). */
+static double *weight_tables(int points, double shrink) {
+  double *tables = malloc(sizeof(double) * (size_t)points * (PHASES + 1));
+  if (!tables) return NULL;
+  for (int phase = 0; phase <= PHASES; phase++)
+    lanczos3_weights(tables + phase * points, points, shrink, (double)((float)phase / PHASES));
+  return tables;
+}
+
+/* The same in fixed point, x 4096 and truncated (libvips's matrixi). */
+static int *coefficient_tables(int points, double shrink) {
+  double *weights = weight_tables(points, shrink);
+  int *tables = malloc(sizeof(int) * (size_t)points * (PHASES + 1));
+  if (!tables || !weights) {
+    free(tables);
+    free(weights);
+    return NULL;
+  }
+  for (int i = 0; i < points * (PHASES + 1); i++)
+    tables[i] = (int)(weights[i] * (1 << COEFFICIENT_SHIFT));
+  free(weights);
+  return tables;
+}
+
+/* Where an output sample at `position` reads: its first input sample (in the
+ * coordinates of the input extended by `margin` on the low side) and its table row. */
+static inline void sample_position(double position, int *first, int *phase) {
+  const int sub = (int)(position * PHASES * 2);
+  *first = (int)position;
+  *phase = ((sub & (PHASES * 2 - 1)) + 1) >> 1;
+}
+
+static inline uint8_t fixed_to_byte(int sum) {
+  const int v = (sum + (1 << (COEFFICIENT_SHIFT - 1))) >> COEFFICIENT_SHIFT;
+  return (uint8_t)(v < 0 ? 0 : v > 255 ? 255 : v);
+}
+
+/* (sum + factor / 2) / factor, as libvips's box shrink rounds, with a multiply by
+ * ceil(2^32 / factor) in place of the division. That is exact while the dividend stays
+ * below 2^32 / factor; a box sum is below 256 x factor, so up to factors of 4095; past
+ * that (a photo thousands of times wider than its miniature) it divides. */
+static inline uint32_t box_mean(uint32_t sum, uint32_t factor, uint64_t reciprocal) {
+  if (!reciprocal) return (sum + factor / 2) / factor;
+  return (uint32_t)(((uint64_t)(sum + factor / 2) * reciprocal) >> 32);
+}
+
+static inline uint64_t box_reciprocal(uint32_t factor) {
+  return factor < 4096 ? ((UINT64_C(1) << 32) + factor - 1) / factor : 0;
+}
+
+/* The loops below get an AVX2 build beside the baseline one, chosen when the process
+ * starts (the vertical loops are the most of a resize). */
+#if defined(__x86_64__) && defined(__clang__)
+#define VECTOR_CLONES __attribute__((target_clones("avx2", "default")))
+#else
+#define VECTOR_CLONES
+#endif
+
+/* vips_shrinkv with ceil: the mean of each run of `factor` rows (the last row repeated
+ * past the end), rounded half up. */
+VECTOR_CLONES
+static uint8_t *shrink_rows(const uint8_t *in, int rowBytes, int rows, int factor, int *outRows) {
+  const int count = (int)ceil((double)rows / factor);
+  const uint64_t reciprocal = box_reciprocal(factor);
+  uint8_t *out = malloc((size_t)rowBytes * count);
+  uint32_t *sum = malloc(sizeof(uint32_t) * (size_t)rowBytes);
+  if (!out || !sum) {
+    free(out);
+    free(sum);
+    return NULL;
+  }
+  for (int y = 0; y < count; y++) {
+    memset(sum, 0, sizeof(uint32_t) * (size_t)rowBytes);
+    for (int k = 0; k < factor; k++) {
+      const uint8_t *row = in + (size_t)clamp_index(y * factor + k, rows) * rowBytes;
+      for (int z = 0; z < rowBytes; z++) sum[z] += row[z];
+    }
+    uint8_t *q = out + (size_t)y * rowBytes;
+    for (int z = 0; z < rowBytes; z++) q[z] = (uint8_t)box_mean(sum[z], factor, reciprocal);
+  }
+  free(sum);
+  *outRows = count;
+  return out;
+}
+
+/* vips_shrinkh with ceil, across each row of `width` pixels of `bands` samples. */
+VECTOR_CLONES
+static uint8_t *shrink_columns(const uint8_t *in, int width, int rows, int bands, int factor,
+                               int *outWidth) {
+  const int count = (int)ceil((double)width / factor);
+  const int whole = width / factor; /* boxes with no pixel past the edge */
+  const uint64_t reciprocal = box_reciprocal(factor);
+  uint8_t *out = malloc((size_t)count * bands * rows);
+  if (!out) return NULL;
+  for (int y = 0; y < rows; y++) {
+    const uint8_t *row = in + (size_t)y * width * bands;
+    uint8_t *q = out + (size_t)y * count * bands;
+    for (int x = 0; x < count; x++) {
+      for (int b = 0; b < bands; b++) {
+        uint32_t sum = 0;
+        if (x < whole) {
+          const uint8_t *p = row + (size_t)x * factor * bands + b;
+          for (int k = 0; k < factor; k++) sum += p[k * bands];
+        } else {
+          for (int k = 0; k < factor; k++)
+            sum += row[clamp_index(x * factor + k, width) * bands + b];
+        }
+        q[x * bands + b] = (uint8_t)box_mean(sum, factor, reciprocal);
+      }
+    }
+  }
+  *outWidth = count;
+  return out;
+}
+
+/* The plan of one reduce (vips_reducev / vips_reduceh with gap 2). */
+typedef struct {
+  int size;         /* output samples along the axis */
+  int box;          /* the integer box shrink done first (1: none) */
+  double shrink;    /* what is left for the kernel after the box shrink */
+  double offset;    /* libvips's hoffset / voffset */
+  int points;       /* kernel taps */
+} ReducePlan;
+
+static ReducePlan reduce_plan(int count, double shrink) {
+  ReducePlan plan;
+  plan.size = (int)((double)count / shrink + 0.5);
+  double extra = plan.size * shrink - count;
+  plan.box = (int)floor((double)count / plan.size / 2.0);
+  if (plan.box < 1) plan.box = 1;
+  if (plan.box > 1) {
+    shrink /= plan.box;
+    extra /= plan.box;
+  }
+  plan.shrink = shrink;
+  plan.offset = (1 + extra) / 2.0 - 1;
+  plan.points = 2 * (int)rint(3 * shrink) + 1;
+  return plan;
+}
+
+/* vips_reducev: rows of `rowBytes` samples. Takes ownership of nothing. */
+VECTOR_CLONES
+static uint8_t *reduce_rows(const uint8_t *in, int rowBytes, int rows, double shrink,
+                            int *outRows) {
+  ReducePlan plan = reduce_plan(rows, shrink);
+  uint8_t *boxed = NULL;
+  if (plan.box > 1) {
+    boxed = shrink_rows(in, rowBytes, rows, plan.box, &rows);
+    if (!boxed) return NULL;
+    in = boxed;
+  }
+  if (plan.shrink == 1.0) {
+    if (!boxed) {
+      boxed = malloc((size_t)rowBytes * rows);
+      if (boxed) memcpy(boxed, in, (size_t)rowBytes * rows);
+    }
+    *outRows = rows;
+    return boxed;
+  }
+  int *tables = coefficient_tables(plan.points, plan.shrink);
+  uint8_t *out = malloc((size_t)rowBytes * plan.size);
+  int32_t *sum = malloc(sizeof(int32_t) * (size_t)rowBytes);
+  if (!tables || !out || !sum) {
+    free(tables);
+    free(out);
+    free(sum);
+    free(boxed);
+    return NULL;
+  }
+  const int margin = (int)ceil(plan.points / 2.0) - 1;
+  double position = 0.5 * plan.shrink - 0.5 - plan.offset;
+  for (int y = 0; y < plan.size; y++, position += plan.shrink) {
+    int first, phase;
+    sample_position(position, &first, &phase);
+    const int *c = tables + phase * plan.points;
+    memset(sum, 0, sizeof(int32_t) * (size_t)rowBytes);
+    for (int i = 0; i < plan.points; i++) {
+      const uint8_t *row = in + (size_t)clamp_index(first + i - margin, rows) * rowBytes;
+      const int weight = c[i];
+      for (int z = 0; z < rowBytes; z++) sum[z] += weight * row[z];
+    }
+    uint8_t *q = out + (size_t)y * rowBytes;
+    for (int z = 0; z < rowBytes; z++) q[z] = fixed_to_byte(sum[z]);
+  }
+  free(tables);
+  free(sum);
+  free(boxed);
+  *outRows = plan.size;
+  return out;
+}
+
+/* One row of vips_reduceh for a fixed band count, so the compiler unrolls the bands. */
+#define REDUCE_ROW(BANDS)                                                                  \
+  for (int x = 0; x < size; x++) {                                                         \
+    const int *c = tables + phases[x] * points;                                            \
+    int32_t acc[BANDS] = {0};                                                              \
+    const int start = firsts[x] - margin;                                                  \
+    if (start >= 0 && start + points <= width) {                                           \
+      const uint8_t *p = row + start * (BANDS);                                            \
+      for (int i = 0; i < points; i++)                                                     \
+        for (int b = 0; b < (BANDS); b++) acc[b] += c[i] * p[i * (BANDS) + b];             \
+    } else {                                                                               \
+      for (int i = 0; i < points; i++) {                                                   \
+        const uint8_t *p = row + clamp_index(start + i, width) * (BANDS);                  \
+        for (int b = 0; b < (BANDS); b++) acc[b] += c[i] * p[b];                           \
+      }                                                                                    \
+    }                                                                                      \
+    for (int b = 0; b < (BANDS); b++) q[x * (BANDS) + b] = fixed_to_byte(acc[b]);          \
+  }
+
+/* vips_reduceh: rows of `width` pixels of `bands` samples. */
+VECTOR_CLONES
+static uint8_t *reduce_columns(const uint8_t *in, int width, int rows, int bands, double shrink,
+                               int *outWidth) {
+  ReducePlan plan = reduce_plan(width, shrink);
+  uint8_t *boxed = NULL;
+  if (plan.box > 1) {
+    boxed = shrink_columns(in, width, rows, bands, plan.box, &width);
+    if (!boxed) return NULL;
+    in = boxed;
+  }
+  if (plan.shrink == 1.0) {
+    if (!boxed) {
+      boxed = malloc((size_t)width * bands * rows);
+      if (boxed) memcpy(boxed, in, (size_t)width * bands * rows);
+    }
+    *outWidth = width;
+    return boxed;
+  }
+  const int points = plan.points;
+  const int size = plan.size;
+  const int margin = (int)ceil(points / 2.0) - 1;
+  int *tables = coefficient_tables(points, plan.shrink);
+  int *firsts = malloc(sizeof(int) * (size_t)size);
+  int *phases = malloc(sizeof(int) * (size_t)size);
+  uint8_t *out = malloc((size_t)size * bands * rows);
+  if (!tables || !firsts || !phases || !out) {
+    free(tables);
+    free(firsts);
+    free(phases);
+    free(out);
+    free(boxed);
+    return NULL;
+  }
+  double position = 0.5 * plan.shrink - 0.5 - plan.offset;
+  for (int x = 0; x < size; x++, position += plan.shrink)
+    sample_position(position, &firsts[x], &phases[x]);
+  for (int y = 0; y < rows; y++) {
+    const uint8_t *row = in + (size_t)y * width * bands;
+    uint8_t *q = out + (size_t)y * size * bands;
+    switch (bands) {
+    case 1: REDUCE_ROW(1) break;
+    case 2: REDUCE_ROW(2) break;
+    case 3: REDUCE_ROW(3) break;
+    case 4: REDUCE_ROW(4) break;
+    default:
+      for (int x = 0; x < size; x++) {
+        const int *c = tables + phases[x] * points;
+        const int start = firsts[x] - margin;
+        for (int b = 0; b < bands; b++) {
+          int32_t acc = 0;
+          for (int i = 0; i < points; i++) acc += c[i] * row[clamp_index(start + i, width) * bands + b];
+          q[x * bands + b] = fixed_to_byte(acc);
+        }
+      }
+    }
+  }
+  free(tables);
+  free(firsts);
+  free(phases);
+  free(boxed);
+  *outWidth = size;
+  return out;
+}
+
+/* The float path of the same operations, for premultiplied pixels: libvips sums in
+ * double and stores float between passes (its shrinkv, shrinkh, reducev and reduceh on
+ * a float image). */
+
+/* vips_premultiply (max alpha 255) of one row: colour x (alpha / 255) in float, alpha
+ * kept. */
+static void premultiply_row(const uint8_t *in, float *out, int samples, int bands) {
+  for (int p = 0; p < samples; p += bands) {
+    const uint8_t alpha = in[p + bands - 1];
+    const float scale = (float)((double)alpha / 255.0);
+    for (int b = 0; b < bands - 1; b++) out[p + b] = in[p + b] * scale;
+    out[p + bands - 1] = alpha;
+  }
+}
+
+/* Rows the vertical pass reads: floats, or 8-bit rows premultiplied as they are read
+ * (so a whole premultiplied copy of a large decode is never held). */
+typedef struct {
+  const float *floats;
+  const uint8_t *bytes;
+  int bands;
+  float *scratch; /* one row, for `bytes` */
+} FloatRows;
+
+static inline const float *float_row(const FloatRows *rows, int y, int rowSamples) {
+  if (rows->floats) return rows->floats + (size_t)y * rowSamples;
+  premultiply_row(rows->bytes + (size_t)y * rowSamples, rows->scratch, rowSamples, rows->bands);
+  return rows->scratch;
+}
+
+VECTOR_CLONES
+static float *reduce_rows_float(FloatRows source, int rowSamples, int rows, double shrink,
+                                int *outRows) {
+  ReducePlan plan = reduce_plan(rows, shrink);
+  float *boxed = NULL;
+  if (plan.box > 1) {
+    const int count = (int)ceil((double)rows / plan.box);
+    boxed = malloc(sizeof(float) * (size_t)rowSamples * count);
+    double *sum = malloc(sizeof(double) * (size_t)rowSamples);
+    if (!boxed || !sum) {
+      free(boxed);
+      free(sum);
+      return NULL;
+    }
+    for (int y = 0; y < count; y++) {
+      memset(sum, 0, sizeof(double) * (size_t)rowSamples);
+      for (int k = 0; k < plan.box; k++) {
+        const float *row = float_row(&source, clamp_index(y * plan.box + k, rows), rowSamples);
+        for (int z = 0; z < rowSamples; z++) sum[z] += row[z];
+      }
+      float *q = boxed + (size_t)y * rowSamples;
+      for (int z = 0; z < rowSamples; z++) q[z] = (float)(sum[z] / plan.box);
+    }
+    free(sum);
+    rows = count;
+    source.floats = boxed;
+  }
+  if (plan.shrink == 1.0) {
+    if (!boxed) {
+      boxed = malloc(sizeof(float) * (size_t)rowSamples * rows);
+      for (int y = 0; boxed && y < rows; y++)
+        memcpy(boxed + (size_t)y * rowSamples, float_row(&source, y, rowSamples),
+               sizeof(float) * (size_t)rowSamples);
+    }
+    *outRows = rows;
+    return boxed;
+  }
+  double *tables = weight_tables(plan.points, plan.shrink);
+  float *out = malloc(sizeof(float) * (size_t)rowSamples * plan.size);
+  double *sum = malloc(sizeof(double) * (size_t)rowSamples);
+  if (!tables || !out || !sum) {
+    free(tables);
+    free(out);
+    free(sum);
+    free(boxed);
+    return NULL;
+  }
+  const int margin = (int)ceil(plan.points / 2.0) - 1;
+  double position = 0.5 * plan.shrink - 0.5 - plan.offset;
+  for (int y = 0; y < plan.size; y++, position += plan.shrink) {
+    int first, phase;
+    sample_position(position, &first, &phase);
+    const double *c = tables + phase * plan.points;
+    memset(sum, 0, sizeof(double) * (size_t)rowSamples);
+    for (int i = 0; i < plan.points; i++) {
+      const float *row = float_row(&source, clamp_index(first + i - margin, rows), rowSamples);
+      const double weight = c[i];
+      for (int z = 0; z < rowSamples; z++) sum[z] += weight * row[z];
+    }
+    float *q = out + (size_t)y * rowSamples;
+    for (int z = 0; z < rowSamples; z++) q[z] = (float)sum[z];
+  }
+  free(tables);
+  free(sum);
+  free(boxed);
+  *outRows = plan.size;
+  return out;
+}
+
+VECTOR_CLONES
+static float *reduce_columns_float(const float *in, int width, int rows, int bands, double shrink,
+                                   int *outWidth) {
+  ReducePlan plan = reduce_plan(width, shrink);
+  float *boxed = NULL;
+  if (plan.box > 1) {
+    const int count = (int)ceil((double)width / plan.box);
+    boxed = malloc(sizeof(float) * (size_t)count * bands * rows);
+    if (!boxed) return NULL;
+    for (int y = 0; y < rows; y++) {
+      const float *row = in + (size_t)y * width * bands;
+      float *q = boxed + (size_t)y * count * bands;
+      for (int x = 0; x < count; x++)
+        for (int b = 0; b < bands; b++) {
+          double sum = 0;
+          for (int k = 0; k < plan.box; k++)
+            sum += row[clamp_index(x * plan.box + k, width) * bands + b];
+          q[x * bands + b] = (float)(sum / plan.box);
+        }
+    }
+    width = count;
+    in = boxed;
+  }
+  if (plan.shrink == 1.0) {
+    if (!boxed) {
+      boxed = malloc(sizeof(float) * (size_t)width * bands * rows);
+      if (boxed) memcpy(boxed, in, sizeof(float) * (size_t)width * bands * rows);
+    }
+    *outWidth = width;
+    return boxed;
+  }
+  const int points = plan.points;
+  const int margin = (int)ceil(points / 2.0) - 1;
+  double *tables = weight_tables(points, plan.shrink);
+  float *out = malloc(sizeof(float) * (size_t)plan.size * bands * rows);
+  if (!tables || !out) {
+    free(tables);
+    free(out);
+    free(boxed);
+    return NULL;
+  }
+  int *firsts = malloc(sizeof(int) * (size_t)plan.size);
+  int *phases = malloc(sizeof(int) * (size_t)plan.size);
+  if (!firsts || !phases) {
+    free(firsts);
+    free(phases);
+    free(tables);
+    free(out);
+    free(boxed);
+    return NULL;
+  }
+  double position = 0.5 * plan.shrink - 0.5 - plan.offset;
+  for (int x = 0; x < plan.size; x++, position += plan.shrink)
+    sample_position(position, &firsts[x], &phases[x]);
+  for (int y = 0; y < rows; y++) {
+    const float *row = in + (size_t)y * width * bands;
+    float *q = out + (size_t)y * plan.size * bands;
+    for (int x = 0; x < plan.size; x++) {
+      const double *c = tables + phases[x] * points;
+      const int start = firsts[x] - margin;
+      const int inside = start >= 0 && start + points <= width;
+      for (int b = 0; b < bands; b++) {
+        double sum = 0;
+        if (inside) {
+          const float *p = row + start * bands + b;
+          for (int i = 0; i < points; i++) sum += c[i] * p[i * bands];
+        } else {
+          for (int i = 0; i < points; i++)
+            sum += c[i] * row[clamp_index(start + i, width) * bands + b];
+        }
+        q[x * bands + b] = (float)sum;
+      }
+    }
+  }
+  free(firsts);
+  free(phases);
+  free(tables);
+  free(boxed);
+  *outWidth = plan.size;
+  return out;
+}
+
+int cvips_resize_premultiplied_uchar_in_memory(VipsImage *in, VipsImage **out, double hscale,
+                                               double vscale) {
+  *out = NULL;
+  /* libvips takes 65535 as opaque for images tagged 16-bit, whatever their format. */
+  if (in->Type == VIPS_INTERPRETATION_RGB16 || in->Type == VIPS_INTERPRETATION_GREY16) return 1;
+  if (in->BandFmt != VIPS_FORMAT_UCHAR || in->Coding != VIPS_CODING_NONE || in->Bands < 2 ||
+      hscale <= 0 || vscale <= 0 || hscale > 1 || vscale > 1 ||
+      (in->dtype != VIPS_IMAGE_SETBUF && in->dtype != VIPS_IMAGE_SETBUF_FOREIGN &&
+       in->dtype != VIPS_IMAGE_MMAPIN) ||
+      !in->data)
+    return 1;
+  const int bands = in->Bands;
+  int width = in->Xsize;
+  int height = in->Ysize;
+  if (hscale < 1.0 / width) hscale = 1.0 / width;
+  if (vscale < 1.0 / height) vscale = 1.0 / height;
+
+  const size_t rowSamples = (size_t)width * bands;
+  float *pixels = NULL;
+  if (vscale < 1.0) {
+    float *scratch = malloc(sizeof(float) * rowSamples);
+    if (!scratch) goto oom;
+    FloatRows source = {NULL, (const uint8_t *)in->data, bands, scratch};
+    pixels = reduce_rows_float(source, (int)rowSamples, height, 1.0 / vscale, &height);
+    free(scratch);
+  } else {
+    pixels = malloc(sizeof(float) * rowSamples * height);
+    for (int y = 0; pixels && y < height; y++)
+      premultiply_row((const uint8_t *)in->data + y * rowSamples, pixels + y * rowSamples,
+                      (int)rowSamples, bands);
+  }
+  if (!pixels) goto oom;
+  if (hscale < 1.0) {
+    float *next = reduce_columns_float(pixels, width, height, bands, 1.0 / hscale, &width);
+    free(pixels);
+    if (!(pixels = next)) goto oom;
+  }
+
+  VipsImage *image = vips_image_new_memory();
+  if (vips_image_pipelinev(image, VIPS_DEMAND_STYLE_ANY, in, NULL)) {
+    g_object_unref(image);
+    free(pixels);
+    return -1;
+  }
+  image->Xsize = width;
+  image->Ysize = height;
+  if (vips_image_write_prepare(image)) {
+    g_object_unref(image);
+    free(pixels);
+    return -1;
+  }
+  /* vips_unpremultiply (float: no division where alpha is under 0.01), then
+   * vips_cast to 8 bits (clipped, truncated). */
+  for (int y = 0; y < height; y++) {
+    const float *p = pixels + (size_t)y * width * bands;
+    uint8_t *q = VIPS_IMAGE_ADDR(image, 0, y);
+    for (int x = 0; x < width; x++, p += bands, q += bands) {
+      const float alpha = p[bands - 1];
+      const float factor = fabsf(alpha) < 0.01f ? 0 : (float)(255.0 / alpha);
+      for (int b = 0; b < bands - 1; b++) {
+        const double v = (double)(factor * p[b]);
+        q[b] = (uint8_t)(v < 0 ? 0 : v > 255 ? 255 : v);
+      }
+      const double a = (double)(alpha < 0 ? 0 : alpha > 255 ? 255 : alpha);
+      q[bands - 1] = (uint8_t)a;
+    }
+  }
+  free(pixels);
+  *out = image;
+  return 0;
+
+oom:
+  vips_error("resize", "out of memory resizing a %dx%d image", in->Xsize, in->Ysize);
+  return -1;
+}
+
+int cvips_resize_uchar_in_memory(VipsImage *in, VipsImage **out, double hscale, double vscale) {
+  *out = NULL;
+  if (in->BandFmt != VIPS_FORMAT_UCHAR || in->Coding != VIPS_CODING_NONE || hscale <= 0 ||
+      vscale <= 0 || hscale > 1 || vscale > 1 ||
+      (in->dtype != VIPS_IMAGE_SETBUF && in->dtype != VIPS_IMAGE_SETBUF_FOREIGN &&
+       in->dtype != VIPS_IMAGE_MMAPIN))
+    return 1; /* not for this path: the caller uses vips_resize */
+  const uint8_t *pixels = (const uint8_t *)in->data;
+  if (!pixels) return 1;
+  const int bands = in->Bands;
+  int width = in->Xsize;
+  int height = in->Ysize;
+  /* vips_resize: never below one pixel on either axis. */
+  if (hscale < 1.0 / width) hscale = 1.0 / width;
+  if (vscale < 1.0 / height) vscale = 1.0 / height;
+
+  uint8_t *vertical = NULL;
+  if (vscale < 1.0) {
+    vertical = reduce_rows(pixels, width * bands, height, 1.0 / vscale, &height);
+    if (!vertical) goto oom;
+    pixels = vertical;
+  }
+  uint8_t *horizontal = NULL;
+  if (hscale < 1.0) {
+    horizontal = reduce_columns(pixels, width, height, bands, 1.0 / hscale, &width);
+    if (!horizontal) goto oom;
+    pixels = horizontal;
+  }
+
+  VipsImage *image = vips_image_new_memory();
+  if (vips_image_pipelinev(image, VIPS_DEMAND_STYLE_ANY, in, NULL)) {
+    g_object_unref(image);
+    free(vertical);
+    free(horizontal);
+    return -1;
+  }
+  image->Xsize = width;
+  image->Ysize = height;
+  if (vips_image_write_prepare(image)) {
+    g_object_unref(image);
+    free(vertical);
+    free(horizontal);
+    return -1;
+  }
+  const size_t rowBytes = (size_t)width * bands;
+  for (int y = 0; y < height; y++)
+    memcpy(VIPS_IMAGE_ADDR(image, 0, y), pixels + y * rowBytes, rowBytes);
+  free(vertical);
+  free(horizontal);
+  *out = image;
+  return 0;
+
+oom:
+  free(vertical);
+  vips_error("resize", "out of memory resizing a %dx%d image", in->Xsize, in->Ysize);
+  return -1;
+}

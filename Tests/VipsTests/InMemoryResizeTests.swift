@@ -1,0 +1,137 @@
+import Foundation
+import TestFixtures
+import Testing
+
+@testable import Vips
+
+/// The shim's in-memory resize and attention measure against libvips's own
+/// `vips_resize` and `vips_smartcrop`, on every photo the tests keep or make.
+@Suite("In-memory resize")
+struct InMemoryResizeTests {
+  /// Every fixture photo, 8-bit and decoded into memory as a family decode is.
+  static func decoded(_ fixture: Fixture) throws -> VipsImage {
+    try VipsImage(file: fixture.path()).toSRGB().materialized()
+  }
+
+  /// The scales a family asks for (the shorter side to 256, 128 and 64, the longer side
+  /// to 32: the attention miniature), and uneven ones on each axis.
+  static func scales(_ image: VipsImage) -> [(Double, Double)] {
+    let short = Double(min(image.width, image.height))
+    return [
+      (256 / short, 256 / short), (128 / short, 128 / short), (64 / short, 64 / short),
+      (32 / Double(image.width), 32 / Double(image.height)), (0.5, 0.5), (0.9, 0.13),
+      (1, 0.5), (0.37, 1),
+    ].filter { $0.0 <= 1 && $0.1 <= 1 }
+  }
+
+  @Test("the same sizes and pixels as vips_resize", arguments: Fixture.photos)
+  func sameAsLibvips(_ fixture: Fixture) throws {
+    let image = try Self.decoded(fixture)
+    for (h, v) in Self.scales(image) {
+      let ours = try image.resized(scale: h, verticalScale: v)
+      let theirs = try image.resizedByLibvips(scale: h, verticalScale: v)
+      #expect((ours.width, ours.height) == (theirs.width, theirs.height), "\(fixture) \(h)x\(v)")
+      let a = try ours.writePixels()
+      let b = try theirs.writePixels()
+      guard a.count == b.count else { continue }
+      // libvips accumulates its sampling position from the start of each region it
+      // computes, so where its regions start (which depends on its threads) a position
+      // can land one table phase away: a column or row up to 2 levels off (1.3% of the
+      // samples at most over these photos). Everywhere else the bytes are the same.
+      let differing = zip(a, b).filter { $0 != $1 }
+      let largest = differing.map { abs(Int($0) - Int($1)) }.max() ?? 0
+      #expect(largest <= 2, "\(fixture) \(h)x\(v): a sample is \(largest) levels off")
+      #expect(
+        differing.count * 40 <= a.count,
+        "\(fixture) \(h)x\(v): \(differing.count) of \(a.count) samples differ")
+    }
+  }
+
+  @Test("with alpha: the same as libvips's premultiplied resize", arguments: Fixture.photos)
+  func premultipliedSameAsLibvips(_ fixture: Fixture) throws {
+    var image = try Self.decoded(fixture)
+    if !image.hasAlpha {
+      // A varying alpha: the photo's own second band, so colour under faint pixels counts.
+      image = try image.joiningBands(image.extractingBands(1)).materialized()
+    }
+    for (h, v) in Self.scales(image) {
+      let ours = try image.resizedPremultiplied(scale: h, verticalScale: v)
+      let theirs = try image.premultipliedResizedByLibvips(scale: h, verticalScale: v)
+      #expect((ours.width, ours.height) == (theirs.width, theirs.height), "\(fixture) \(h)x\(v)")
+      // Compared as they show: colour times alpha. Where alpha is nearly 0, colour is
+      // a division by almost nothing and the last bit of a float sum decides it.
+      let a = try Self.visible(ours.writePixels(), bands: image.bands)
+      let b = try Self.visible(theirs.writePixels(), bands: image.bands)
+      guard a.count == b.count else { continue }
+      let differing = zip(a, b).filter { $0 != $1 }
+      let largest = differing.map { abs(Int($0) - Int($1)) }.max() ?? 0
+      #expect(largest <= 2, "\(fixture) \(h)x\(v): a sample is \(largest) levels off")
+      #expect(
+        differing.count * 40 <= a.count,
+        "\(fixture) \(h)x\(v): \(differing.count) of \(a.count) samples differ")
+    }
+  }
+
+  /// Each colour sample times its pixel's alpha / 255, rounded; alpha as it is.
+  static func visible(_ samples: [UInt8], bands: Int) -> [UInt8] {
+    var shown = samples
+    for pixel in stride(from: 0, to: samples.count, by: bands) {
+      let alpha = Int(samples[pixel + bands - 1])
+      for band in 0..<(bands - 1) {
+        shown[pixel + band] = UInt8((Int(samples[pixel + band]) * alpha + 127) / 255)
+      }
+    }
+    return shown
+  }
+
+  @Test("a decode of a family shrinks with no difference at all")
+  func familySizesAreExact() throws {
+    // hubble.jpg 1000x872 to the avatar sizes: libvips's regions start on the first
+    // row and column here, so every byte is the same.
+    let image = try VipsImage(file: Fixtures.photo("hubble.jpg")).toSRGB().materialized()
+    for side in [256.0, 128, 64] {
+      let scale = side / 872
+      #expect(
+        try image.resized(scale: scale).writePixels()
+          == image.resizedByLibvips(scale: scale).writePixels())
+    }
+  }
+
+  @Test("only 8-bit images held in memory take the in-memory path")
+  func otherImagesGoThroughLibvips() throws {
+    let path = Fixtures.photo("chelsea.png")
+    // A lazy image (decoded on demand) and a 16-bit one: the same as vips_resize exactly.
+    let lazy = try VipsImage(file: path)
+    #expect(
+      try lazy.resized(scale: 0.3).writePixels() == lazy.resizedByLibvips(scale: 0.3).writePixels()
+    )
+    let wide = try VipsImage(file: path).cast(to: .ushort).materialized()
+    let ours = try wide.resized(scale: 0.3)
+    #expect(ours.format == .ushort)
+    #expect(try ours.meanAbsoluteDifference(to: wide.resizedByLibvips(scale: 0.3)) == 0)
+    // Enlarging goes through libvips too.
+    let memory = try VipsImage(file: path).materialized()
+    let larger = try memory.resized(scale: 1.5)
+    #expect((larger.width, larger.height) == (677, 450))
+  }
+
+  @Test("the attention centre is vips_smartcrop's", arguments: Fixture.photos)
+  func attentionIsLibvips(_ fixture: Fixture) throws {
+    let image = try Self.decoded(fixture)
+    let side = min(image.width, image.height)
+    let windows = [
+      (side, side), (image.width, max(1, image.height / 2)),
+      (max(1, image.width / 3), image.height),
+    ]
+    for (width, height) in windows {
+      let ours = try image.attentionCentre(width: width, height: height)
+      let theirs = try image.attentionCentreByLibvips(width: width, height: height)
+      #expect(ours == theirs, "\(fixture): window \(width)x\(height)")
+    }
+  }
+
+  @Test func attentionRejectsAWindowLargerThanTheImage() throws {
+    let image = try VipsImage(file: Fixtures.photo("chelsea.png")).materialized()
+    #expect(throws: VipsError.self) { try image.attentionCentre(width: 452, height: 10) }
+  }
+}
