@@ -381,6 +381,15 @@ static float *reduce_rows_float(FloatRows source, int rowSamples, int rows, doub
     free(sum);
     rows = count;
     source.floats = boxed;
+  } else if (!source.floats && plan.shrink != 1.0) {
+    /* No box shrink: the image is under four times the output's height, and the kernel
+     * reads each row several times: premultiply it once. */
+    boxed = malloc(sizeof(float) * (size_t)rowSamples * rows);
+    if (!boxed) return NULL;
+    for (int y = 0; y < rows; y++)
+      premultiply_row(source.bytes + (size_t)y * rowSamples, boxed + (size_t)y * rowSamples,
+                      rowSamples, source.bands);
+    source.floats = boxed;
   }
   if (plan.shrink == 1.0) {
     if (!boxed) {
