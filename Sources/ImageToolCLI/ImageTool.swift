@@ -163,7 +163,8 @@ public struct ImageTool: Sendable {
     lines += [
       "", "  See 'imgtool help <subcommand>' for detailed help.", "",
       "EXIT STATUS: 0 when everything was done, 1 when some input failed (the rest was",
-      "done), 64 when the command line was wrong.",
+      "done), 64 when the command line was wrong, 69 when the engine library beside the",
+      "imgtool executable is missing or cannot be loaded.",
     ]
     return lines.joined(separator: "\n")
   }

@@ -77,7 +77,8 @@ enum EngineLoadError: Error, CustomStringConvertible {
         + "\(String(cString: strerror(code)))), where its engine \(EngineLauncher.libraryName) is"
     case .missing(let path, let command):
       "the engine \(path) is missing: imgtool runs every command but --version in it; "
-        + "build it beside this executable with '\(command)' from the package's folder"
+        + "build it beside this executable with '\(command)' from the package's folder, "
+        + "or, if you copied imgtool elsewhere, copy libImageToolEngine.so beside it"
     case .unloadable(let path, let reason, let command):
       "cannot load the engine \(path): \(reason); rebuild it with '\(command)'"
     case .noEntryPoint(let path, let command):

@@ -52,7 +52,8 @@ struct LauncherTests {
       result.err
         == "imgtool: the engine \(folder)/\(Self.engineName) is missing: imgtool runs every "
         + "command but --version in it; build it beside this executable with "
-        + "'swift build -c release --product ImageToolEngine' from the package's folder\n")
+        + "'swift build -c release --product ImageToolEngine' from the package's folder, "
+        + "or, if you copied imgtool elsewhere, copy libImageToolEngine.so beside it\n")
     // Beside a debug build, the hint is the debug build's command.
     let debug = try lonelyLauncher(folderName: "debug")
     let inDebug = try runExecutable(["help"], program: debug)
