@@ -7,7 +7,8 @@ extension VipsImage {
   ///
   /// An 8-bit image already in memory (a decode, a ``materialized()`` image) that
   /// shrinks on both axes is resized on the calling thread by the shim's own loops,
-  /// which reproduce `vips_resize`'s arithmetic byte for byte at a fraction of its cost
+  /// which run `vips_resize`'s arithmetic (the same bytes, but where libvips's regions
+  /// move a sampling position by one phase: at most 2 levels) at a fraction of its cost
   /// for family-sized images; anything else goes through `vips_resize`.
   public func resized(scale: Double, verticalScale: Double? = nil) throws(VipsError) -> VipsImage {
     let vertical = verticalScale ?? scale
@@ -15,10 +16,28 @@ extension VipsImage {
       throw .invalidArgument(
         operation: "resize", message: "scales must be positive, not \(scale)x\(vertical)")
     }
-    return try derive("resize") { input, out in
-      let inMemory = cvips_resize_uchar_in_memory(input, out, scale, vertical)
-      return inMemory > 0 ? cvips_resize(input, out, scale, vertical) : inMemory
+    if let inMemory = try resizedInMemory(scale: scale, verticalScale: vertical) {
+      return inMemory
     }
+    return try resizedByLibvips(scale: scale, verticalScale: vertical)
+  }
+
+  /// The shim's in-memory resize alone, or nil when this image is not for it (not
+  /// 8-bit, not in memory, or enlarged on an axis).
+  func resizedInMemory(scale: Double, verticalScale: Double) throws(VipsError) -> VipsImage? {
+    try inMemory { cvips_resize_uchar_in_memory(pointer, $0, scale, verticalScale) }
+  }
+
+  /// Runs a shim function that returns 0 and an image, 1 when the image is not for it,
+  /// or -1 with libvips's error.
+  private func inMemory(
+    _ call: (UnsafeMutablePointer<UnsafeMutablePointer<CVips.VipsImage>?>) -> Int32
+  ) throws(VipsError) -> VipsImage? {
+    var out: UnsafeMutablePointer<CVips.VipsImage>? = nil
+    let status = withExtendedLifetime(self) { call(&out) }
+    if status == 0, let out { return VipsImage(taking: out, source: source, anchors: anchors) }
+    guard status > 0 else { throw VipsError.fromLibvips(operation: "resize", source: source) }
+    return nil
   }
 
   /// Resizes an image with alpha as libvips 8.14's thumbnail does, so that colour
@@ -30,13 +49,18 @@ extension VipsImage {
     -> VipsImage
   {
     let vertical = verticalScale ?? scale
-    var inMemory: UnsafeMutablePointer<CVips.VipsImage>? = nil
-    let status = cvips_resize_premultiplied_uchar_in_memory(pointer, &inMemory, scale, vertical)
-    if status == 0, let inMemory {
-      return VipsImage(taking: inMemory, source: source, anchors: anchors)
+    if let inMemory = try resizedPremultipliedInMemory(scale: scale, verticalScale: vertical) {
+      return inMemory
     }
-    guard status > 0 else { throw VipsError.fromLibvips(operation: "resize", source: source) }
     return try premultipliedResizedByLibvips(scale: scale, verticalScale: vertical)
+  }
+
+  /// The shim's in-memory premultiplied resize alone, or nil when this image is not for
+  /// it (not 8-bit, not in memory, no alpha, tagged 16-bit, or enlarged on an axis).
+  func resizedPremultipliedInMemory(scale: Double, verticalScale: Double) throws(VipsError)
+    -> VipsImage?
+  {
+    try inMemory { cvips_resize_premultiplied_uchar_in_memory(pointer, $0, scale, verticalScale) }
   }
 
   /// ``resizedPremultiplied(scale:verticalScale:)`` through libvips's operations always.

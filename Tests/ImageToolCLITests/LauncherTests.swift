@@ -107,9 +107,27 @@ struct LauncherTests {
     #expect(applied.status == 0, "\(applied.err)")
     let image = try VipsImage(file: output)
     #expect((image.width, image.height) == (40, 30))
+    // The same fill without the plugin, and the sepia matrix applied to it by hand: the
+    // plugin's output is that, within rounding (and clearly not the untoned fill).
+    let plainPath = try Paths.temporaryFolder().appendingPathComponent("plain.png").path
+    let plain = try runExecutable([
+      "apply", "--pipeline", "fill", "--size", "40x30", "--style", "bgr32",
+      Paths.bundled("coffee.png"), plainPath,
+    ])
+    #expect(plain.status == 0, "\(plain.err)")
+    let untoned = try VipsImage(file: plainPath)
     for (x, y) in [(0, 0), (20, 15), (39, 29), (5, 25)] {
-      let pixel = try image.pixel(x: x, y: y)
-      #expect(pixel[0] >= pixel[1] && pixel[1] >= pixel[2], "\(x),\(y): \(pixel)")
+      let pixel: [Double] = try image.pixel(x: x, y: y).map { Double($0) }
+      let before: [Double] = try untoned.pixel(x: x, y: y).map { Double($0) }
+      let sepia: [[Double]] = [
+        [0.393, 0.769, 0.189], [0.349, 0.686, 0.168], [0.272, 0.534, 0.131],
+      ]
+      for band in 0..<3 {
+        let row = sepia[band]
+        let toned: Double = min(255, row[0] * before[0] + row[1] * before[1] + row[2] * before[2])
+        #expect(abs(pixel[band] - toned) <= 2, "\(x),\(y) band \(band): \(pixel[band]) vs \(toned)")
+      }
+      #expect(Array(pixel.prefix(3)) != Array(before.prefix(3)), "\(x),\(y) untoned")
     }
   }
 
