@@ -102,7 +102,14 @@ static inline uint64_t box_reciprocal(uint32_t factor) {
 
 /* The loops below get an AVX2 build beside the baseline one, chosen when the process
  * starts (the vertical loops are the most of a resize). */
-#if defined(__x86_64__) && defined(__clang__)
+#if defined(__has_feature)
+#if __has_feature(thread_sanitizer) || __has_feature(address_sanitizer)
+/* A clone is chosen by an ifunc resolver, which runs while the dynamic loader relocates,
+ * before a sanitizer's runtime is up: under TSan the test binary crashed there. */
+#define NO_VECTOR_CLONES 1
+#endif
+#endif
+#if defined(__x86_64__) && defined(__clang__) && !defined(NO_VECTOR_CLONES)
 #define VECTOR_CLONES __attribute__((target_clones("avx2", "default")))
 #else
 #define VECTOR_CLONES
