@@ -33,20 +33,22 @@ struct InMemoryResizeTests {
       guard let ours = inMemory else { continue }
       let theirs = try image.resizedByLibvips(scale: h, verticalScale: v)
       #expect((ours.width, ours.height) == (theirs.width, theirs.height), "\(fixture) \(h)x\(v)")
-      let a = try ours.writePixels()
-      let b = try theirs.writePixels()
-      guard a.count == b.count else { continue }
-      // libvips accumulates its sampling position from the start of each region it
-      // computes, so where its regions start (which depends on its threads) a position
-      // can land one table phase away: a column or row up to 2 levels off (1.3% of the
-      // samples at most over these photos). Everywhere else the bytes are the same.
-      let differing = zip(a, b).filter { $0 != $1 }
-      let largest = differing.map { abs(Int($0) - Int($1)) }.max() ?? 0
-      #expect(largest <= 2, "\(fixture) \(h)x\(v): a sample is \(largest) levels off")
-      #expect(
-        differing.count * 40 <= a.count,
-        "\(fixture) \(h)x\(v): \(differing.count) of \(a.count) samples differ")
+      try Self.expectNearlyEqual(
+        ours.writePixels(), theirs.writePixels(), "\(fixture) \(h)x\(v)")
     }
+  }
+
+  /// libvips accumulates its sampling position from the start of each region it
+  /// computes, so where its regions start (which depends on its threads) a position can
+  /// land one table phase away: a column or row up to 2 levels off (1.3% of the samples
+  /// at most over these photos). Everywhere else the bytes are the same.
+  static func expectNearlyEqual(_ a: [UInt8], _ b: [UInt8], _ label: String) {
+    #expect(a.count == b.count, "\(label): \(a.count) samples against \(b.count)")
+    let differing = zip(a, b).filter { $0 != $1 }
+    let largest = differing.map { abs(Int($0) - Int($1)) }.max() ?? 0
+    #expect(largest <= 2, "\(label): a sample is \(largest) levels off")
+    #expect(
+      differing.count * 40 <= a.count, "\(label): \(differing.count) of \(a.count) samples differ")
   }
 
   @Test("with alpha: the same as libvips's premultiplied resize", arguments: Fixture.photos)
@@ -65,15 +67,9 @@ struct InMemoryResizeTests {
       // Compared as they show: colour times alpha. Where alpha is small, colour is a
       // division by almost nothing, and a sampling position one phase away (see above)
       // moves it far; `faintColourKeepsItsValue` checks colour there.
-      let a = try Self.visible(ours.writePixels(), bands: image.bands)
-      let b = try Self.visible(theirs.writePixels(), bands: image.bands)
-      guard a.count == b.count else { continue }
-      let differing = zip(a, b).filter { $0 != $1 }
-      let largest = differing.map { abs(Int($0) - Int($1)) }.max() ?? 0
-      #expect(largest <= 2, "\(fixture) \(h)x\(v): a sample is \(largest) levels off")
-      #expect(
-        differing.count * 40 <= a.count,
-        "\(fixture) \(h)x\(v): \(differing.count) of \(a.count) samples differ")
+      try Self.expectNearlyEqual(
+        Self.visible(ours.writePixels(), bands: image.bands),
+        Self.visible(theirs.writePixels(), bands: image.bands), "\(fixture) \(h)x\(v)")
     }
   }
 
