@@ -1,8 +1,9 @@
 /* Downsizing of 8-bit pixels held in memory, with the arithmetic of libvips 8.14's
  * vips_resize (lanczos3 kernel, reducing gap 2): the same output sizes, the same integer
  * box shrink before each reduce, the same 65-phase tables of 12-bit fixed-point
- * coefficients, the same sampling positions, edge extension and rounding, so the
- * output bytes equal vips_resize's C path (liborc off) byte for byte.
+ * coefficients, the same sampling positions, edge extension and rounding. The bytes
+ * equal vips_resize's C path (liborc off) but where libvips's own regions restart its
+ * accumulated sampling position: a row or column there is up to 2 levels off.
  *
  * Why not vips_resize itself: for the sizes a family makes (a few hundred pixels),
  * libvips's demand-driven regions cost more than the arithmetic (region buffers, hash
@@ -197,6 +198,18 @@ static ReducePlan reduce_plan(int count, double shrink) {
   return plan;
 }
 
+/* Where each output sample of a horizontal pass reads: `plan->size` first samples, then
+ * `plan->size` table rows, in one allocation. The position accumulates from the first
+ * sample, as libvips's does across a region that starts at 0. */
+static int *sample_positions(const ReducePlan *plan) {
+  int *positions = malloc(sizeof(int) * 2 * (size_t)plan->size);
+  if (!positions) return NULL;
+  double position = 0.5 * plan->shrink - 0.5 - plan->offset;
+  for (int o = 0; o < plan->size; o++, position += plan->shrink)
+    sample_position(position, &positions[o], &positions[plan->size + o]);
+  return positions;
+}
+
 /* vips_reducev: rows of `rowBytes` samples. Takes ownership of nothing. */
 VECTOR_CLONES
 static uint8_t *reduce_rows(const uint8_t *in, int rowBytes, int rows, double shrink,
@@ -290,20 +303,16 @@ static uint8_t *reduce_columns(const uint8_t *in, int width, int rows, int bands
   const int size = plan.size;
   const int margin = (int)ceil(points / 2.0) - 1;
   int *tables = coefficient_tables(points, plan.shrink);
-  int *firsts = malloc(sizeof(int) * (size_t)size);
-  int *phases = malloc(sizeof(int) * (size_t)size);
+  int *firsts = sample_positions(&plan);
+  const int *phases = firsts + size;
   uint8_t *out = malloc((size_t)size * bands * rows);
-  if (!tables || !firsts || !phases || !out) {
+  if (!tables || !firsts || !out) {
     free(tables);
     free(firsts);
-    free(phases);
     free(out);
     free(boxed);
     return NULL;
   }
-  double position = 0.5 * plan.shrink - 0.5 - plan.offset;
-  for (int x = 0; x < size; x++, position += plan.shrink)
-    sample_position(position, &firsts[x], &phases[x]);
   for (int y = 0; y < rows; y++) {
     const uint8_t *row = in + (size_t)y * width * bands;
     uint8_t *q = out + (size_t)y * size * bands;
@@ -326,10 +335,41 @@ static uint8_t *reduce_columns(const uint8_t *in, int width, int rows, int bands
   }
   free(tables);
   free(firsts);
-  free(phases);
   free(boxed);
   *outWidth = size;
   return out;
+}
+
+/* Whether `in` is for the in-memory paths: 8-bit samples already in memory, shrinking
+ * on both axes (or keeping one). Clamps the scales as vips_resize does: never below one
+ * pixel on either axis. */
+static int shrinks_in_memory(VipsImage *in, double *hscale, double *vscale) {
+  if (in->BandFmt != VIPS_FORMAT_UCHAR || in->Coding != VIPS_CODING_NONE || *hscale <= 0 ||
+      *vscale <= 0 || *hscale > 1 || *vscale > 1 ||
+      (in->dtype != VIPS_IMAGE_SETBUF && in->dtype != VIPS_IMAGE_SETBUF_FOREIGN &&
+       in->dtype != VIPS_IMAGE_MMAPIN) ||
+      !in->data)
+    return 0;
+  if (*hscale < 1.0 / in->Xsize) *hscale = 1.0 / in->Xsize;
+  if (*vscale < 1.0 / in->Ysize) *vscale = 1.0 / in->Ysize;
+  return 1;
+}
+
+/* A `width` x `height` memory image with `in`'s header and metadata, its pixels
+ * allocated for the caller to fill (as vips_resize's output carries its input's). */
+static VipsImage *memory_image_like(VipsImage *in, int width, int height) {
+  VipsImage *image = vips_image_new_memory();
+  if (vips_image_pipelinev(image, VIPS_DEMAND_STYLE_ANY, in, NULL)) {
+    g_object_unref(image);
+    return NULL;
+  }
+  image->Xsize = width;
+  image->Ysize = height;
+  if (vips_image_write_prepare(image)) {
+    g_object_unref(image);
+    return NULL;
+  }
+  return image;
 }
 
 /* The float path of the same operations, for premultiplied pixels: libvips sums in
@@ -481,19 +521,14 @@ static float *reduce_columns_float(const float *in, int width, int rows, int ban
     free(boxed);
     return NULL;
   }
-  int *firsts = malloc(sizeof(int) * (size_t)plan.size);
-  int *phases = malloc(sizeof(int) * (size_t)plan.size);
-  if (!firsts || !phases) {
-    free(firsts);
-    free(phases);
+  int *firsts = sample_positions(&plan);
+  if (!firsts) {
     free(tables);
     free(out);
     free(boxed);
     return NULL;
   }
-  double position = 0.5 * plan.shrink - 0.5 - plan.offset;
-  for (int x = 0; x < plan.size; x++, position += plan.shrink)
-    sample_position(position, &firsts[x], &phases[x]);
+  const int *phases = firsts + plan.size;
   for (int y = 0; y < rows; y++) {
     const float *row = in + (size_t)y * width * bands;
     float *q = out + (size_t)y * plan.size * bands;
@@ -515,7 +550,6 @@ static float *reduce_columns_float(const float *in, int width, int rows, int ban
     }
   }
   free(firsts);
-  free(phases);
   free(tables);
   free(boxed);
   *outWidth = plan.size;
@@ -526,18 +560,12 @@ int cvips_resize_premultiplied_uchar_in_memory(VipsImage *in, VipsImage **out, d
                                                double vscale) {
   *out = NULL;
   /* libvips takes 65535 as opaque for images tagged 16-bit, whatever their format. */
-  if (in->Type == VIPS_INTERPRETATION_RGB16 || in->Type == VIPS_INTERPRETATION_GREY16) return 1;
-  if (in->BandFmt != VIPS_FORMAT_UCHAR || in->Coding != VIPS_CODING_NONE || in->Bands < 2 ||
-      hscale <= 0 || vscale <= 0 || hscale > 1 || vscale > 1 ||
-      (in->dtype != VIPS_IMAGE_SETBUF && in->dtype != VIPS_IMAGE_SETBUF_FOREIGN &&
-       in->dtype != VIPS_IMAGE_MMAPIN) ||
-      !in->data)
+  if (in->Type == VIPS_INTERPRETATION_RGB16 || in->Type == VIPS_INTERPRETATION_GREY16 ||
+      in->Bands < 2 || !shrinks_in_memory(in, &hscale, &vscale))
     return 1;
   const int bands = in->Bands;
   int width = in->Xsize;
   int height = in->Ysize;
-  if (hscale < 1.0 / width) hscale = 1.0 / width;
-  if (vscale < 1.0 / height) vscale = 1.0 / height;
 
   const size_t rowSamples = (size_t)width * bands;
   float *pixels = NULL;
@@ -560,16 +588,8 @@ int cvips_resize_premultiplied_uchar_in_memory(VipsImage *in, VipsImage **out, d
     if (!(pixels = next)) goto oom;
   }
 
-  VipsImage *image = vips_image_new_memory();
-  if (vips_image_pipelinev(image, VIPS_DEMAND_STYLE_ANY, in, NULL)) {
-    g_object_unref(image);
-    free(pixels);
-    return -1;
-  }
-  image->Xsize = width;
-  image->Ysize = height;
-  if (vips_image_write_prepare(image)) {
-    g_object_unref(image);
+  VipsImage *image = memory_image_like(in, width, height);
+  if (!image) {
     free(pixels);
     return -1;
   }
@@ -600,19 +620,11 @@ oom:
 
 int cvips_resize_uchar_in_memory(VipsImage *in, VipsImage **out, double hscale, double vscale) {
   *out = NULL;
-  if (in->BandFmt != VIPS_FORMAT_UCHAR || in->Coding != VIPS_CODING_NONE || hscale <= 0 ||
-      vscale <= 0 || hscale > 1 || vscale > 1 ||
-      (in->dtype != VIPS_IMAGE_SETBUF && in->dtype != VIPS_IMAGE_SETBUF_FOREIGN &&
-       in->dtype != VIPS_IMAGE_MMAPIN))
-    return 1; /* not for this path: the caller uses vips_resize */
+  if (!shrinks_in_memory(in, &hscale, &vscale)) return 1; /* the caller uses vips_resize */
   const uint8_t *pixels = (const uint8_t *)in->data;
-  if (!pixels) return 1;
   const int bands = in->Bands;
   int width = in->Xsize;
   int height = in->Ysize;
-  /* vips_resize: never below one pixel on either axis. */
-  if (hscale < 1.0 / width) hscale = 1.0 / width;
-  if (vscale < 1.0 / height) vscale = 1.0 / height;
 
   uint8_t *vertical = NULL;
   if (vscale < 1.0) {
@@ -627,17 +639,8 @@ int cvips_resize_uchar_in_memory(VipsImage *in, VipsImage **out, double hscale, 
     pixels = horizontal;
   }
 
-  VipsImage *image = vips_image_new_memory();
-  if (vips_image_pipelinev(image, VIPS_DEMAND_STYLE_ANY, in, NULL)) {
-    g_object_unref(image);
-    free(vertical);
-    free(horizontal);
-    return -1;
-  }
-  image->Xsize = width;
-  image->Ysize = height;
-  if (vips_image_write_prepare(image)) {
-    g_object_unref(image);
+  VipsImage *image = memory_image_like(in, width, height);
+  if (!image) {
     free(vertical);
     free(horizontal);
     return -1;

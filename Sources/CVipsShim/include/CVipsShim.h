@@ -98,7 +98,8 @@ int cvips_webpsave(VipsImage *in, const char *filename, int quality, gboolean lo
 int cvips_image_write_to_file(VipsImage *in, const char *filename_with_options);
 
 /* Resample.c: vips_resize's arithmetic (lanczos3, gap 2) for an 8-bit image held in
- * memory and scales <= 1, byte for byte, on the calling thread. Returns 1 (and leaves
+ * memory and scales <= 1, on the calling thread (the same bytes but where libvips's
+ * regions restart its sampling position: up to 2 levels there). Returns 1 (and leaves
  * *out NULL) when the image is not for this path: then use vips_resize. */
 int cvips_resize_uchar_in_memory(VipsImage *in, VipsImage **out, double hscale, double vscale);
 /* The same for an 8-bit image with alpha (last band), as libvips 8.14's thumbnail
