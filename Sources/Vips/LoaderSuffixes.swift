@@ -17,16 +17,22 @@ extension Vips {
 
   /// Whether a trusted loader of the running libvips declares `suffix` (lowercase, without
   /// the dot), as ``trustedLoaderSuffixes()`` would say, but asking the loaders built into
-  /// libvips first: only a suffix none of them declares loads the trusted modules (HEIF,
-  /// JPEG XL), whose libraries cost start-up time, to ask those too.
+  /// libvips first: only a suffix a trusted module can declare (HEIF and AVIF, JPEG XL)
+  /// loads those modules, whose libraries cost start-up time, to ask them too. A README
+  /// or `.DS_Store` in a folder of photos loads nothing.
   ///
   /// ```swift
   /// try Vips.isTrustedLoaderSuffix("jpg")  // true, without loading any module
   /// ```
   public static func isTrustedLoaderSuffix(_ suffix: String) throws(VipsError) -> Bool {
     try start()
-    return builtInLoaderSuffixes.contains(suffix) || loaderSuffixes.contains(suffix)
+    if builtInLoaderSuffixes.contains(suffix) { return true }
+    return moduleSuffixes.contains(suffix) && loaderSuffixes.contains(suffix)
   }
+
+  /// What libvips 8.14's trusted modules can declare when loaded: vips-heif (heifload:
+  /// .heic .heif .avif) and vips-jxl (jxlload: .jxl).
+  private static let moduleSuffixes: Set<String> = ["heic", "heif", "avif", "jxl"]
 
   /// What the loaders registered before any module is loaded declare.
   private static let builtInLoaderSuffixes: Set<String> = declaredSuffixes()

@@ -8,7 +8,7 @@ import Testing
 /// Each in a fresh `imgtool` process, watched with the dynamic loader's `LD_DEBUG=libs`.
 @Suite("imgtool loads libvips's modules only for files that need them")
 struct LazyModuleTests {
-  func render(_ names: [String]) throws -> (
+  func render(_ names: [String], notes: Bool = false) throws -> (
     result: (status: Int32, out: String, err: String, loaderLog: String), cache: String
   ) {
     let work = try Paths.temporaryFolder()
@@ -17,6 +17,11 @@ struct LazyModuleTests {
     for name in names {
       try FileManager.default.copyItem(
         atPath: Fixtures.path(name), toPath: folder.appendingPathComponent(name).path)
+    }
+    if notes {  // what folders of photos also hold, which no loader reads
+      for name in ["README.md", ".DS_Store", "notes"] {
+        try Data("notes\n".utf8).write(to: folder.appendingPathComponent(name))
+      }
     }
     let cache = work.appendingPathComponent("cache").path
     let result = try runExecutableWatchingLibraries([
@@ -30,7 +35,7 @@ struct LazyModuleTests {
   }
 
   @Test func jpegAndPNGRenderWithoutTheHEIFModule() throws {
-    let (result, cache) = try render(["coffee.png", "rocket.jpg"])
+    let (result, cache) = try render(["coffee.png", "rocket.jpg"], notes: true)
     #expect(result.status == 0, "\(result.err)")
     #expect(try entities(cache) == ["coffee.png", "rocket.jpg"])
     #expect(loadsLibvips(result.loaderLog))
