@@ -154,6 +154,8 @@ public struct RenderCommand: Command {
         startNext()
       }
     }
+    // The tables' writer locks go with the cache: let its last fill tasks end first.
+    await cache.waitForFills()
     progress.end()
     let seconds = progress.elapsedSeconds
     if let sheet = arguments.value("sheet") {
