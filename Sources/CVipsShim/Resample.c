@@ -15,6 +15,7 @@
 #include "CVipsShim.h"
 
 #include <math.h>
+#include <pthread.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -378,10 +379,33 @@ static VipsImage *memory_image_like(VipsImage *in, int width, int height) {
 
 /* vips_premultiply (max alpha 255) of one row: colour x (alpha / 255) in float, alpha
  * kept. */
+/* alpha / 255 for each alpha, as the float libvips computes per pixel. */
+static float alpha_fractions[256];
+static pthread_once_t alpha_fractions_once = PTHREAD_ONCE_INIT;
+static void make_alpha_fractions(void) {
+  for (int alpha = 0; alpha < 256; alpha++)
+    alpha_fractions[alpha] = (float)((double)alpha / 255.0);
+}
+
+typedef double double4 __attribute__((vector_size(32)));
+typedef float float4 __attribute__((vector_size(16)));
+
 static void premultiply_row(const uint8_t *in, float *out, int samples, int bands) {
+  pthread_once(&alpha_fractions_once, make_alpha_fractions);
+  if (bands == 4) {
+    /* RGBA: one pixel a vector; alpha x 1 stays alpha. */
+    for (int p = 0; p < samples; p += 4) {
+      const float fraction = alpha_fractions[in[p + 3]];
+      const float4 scale = {fraction, fraction, fraction, 1};
+      const float4 pixel = {in[p], in[p + 1], in[p + 2], in[p + 3]};
+      const float4 result = pixel * scale;
+      memcpy(out + p, &result, sizeof result);
+    }
+    return;
+  }
   for (int p = 0; p < samples; p += bands) {
     const uint8_t alpha = in[p + bands - 1];
-    const float scale = (float)((double)alpha / 255.0);
+    const float scale = alpha_fractions[alpha];
     for (int b = 0; b < bands - 1; b++) out[p + b] = in[p + b] * scale;
     out[p + bands - 1] = alpha;
   }
@@ -536,6 +560,20 @@ static float *reduce_columns_float(const float *in, int width, int rows, int ban
       const double *c = tables + phases[x] * points;
       const int start = firsts[x] - margin;
       const int inside = start >= 0 && start + points <= width;
+      if (inside && bands == 4) {
+        /* RGBA: the four bands' sums side by side, each in the scalar loop's order. */
+        const float *p = row + start * 4;
+        double4 sum = {0, 0, 0, 0};
+        for (int i = 0; i < points; i++) {
+          float4 pixel;
+          memcpy(&pixel, p + i * 4, sizeof pixel);
+          const double4 weight = {c[i], c[i], c[i], c[i]};
+          sum += weight * __builtin_convertvector(pixel, double4);
+        }
+        const float4 result = __builtin_convertvector(sum, float4);
+        memcpy(q + x * 4, &result, sizeof result);
+        continue;
+      }
       for (int b = 0; b < bands; b++) {
         double sum = 0;
         if (inside) {

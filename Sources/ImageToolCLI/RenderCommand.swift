@@ -128,7 +128,7 @@ public struct RenderCommand: Command {
     var rendered: [String] = []
     var skipped = 0
     await withTaskGroup(of: (RenderInputs.Input, Outcome).self) { group in
-      var pending = found.inputs[...]
+      var pending = Self.largestFirst(found.inputs)[...]
       func startNext() {
         guard let input = pending.popFirst() else { return }
         group.addTask {
@@ -215,6 +215,19 @@ public struct RenderCommand: Command {
 
   /// The context with table reports dropped: a read-only look that fails is retried
   /// for writing, which reports what it finds.
+  /// The photos in the order they start: largest file first, so that a large photo
+  /// started last does not leave the other cores idle while it finishes (the longest
+  /// jobs first is the classic rule for spreading jobs over a few workers). Ties keep
+  /// their order.
+  static func largestFirst(_ inputs: [RenderInputs.Input]) -> [RenderInputs.Input] {
+    let sizes = inputs.map { input -> Int in
+      var status = stat()
+      return stat(input.path, &status) == 0 ? Int(status.st_size) : 0
+    }
+    return inputs.indices.sorted { sizes[$0] != sizes[$1] ? sizes[$0] > sizes[$1] : $0 < $1 }
+      .map { inputs[$0] }
+  }
+
   private static func silent(_ context: CommandContext) -> CommandContext {
     CommandContext(console: Console(out: { _ in }, err: { _ in }), registry: context.registry)
   }

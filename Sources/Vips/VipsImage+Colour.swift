@@ -18,7 +18,7 @@ extension VipsImage {
         cvips_colourspace(input, out, VIPS_INTERPRETATION_sRGB)
       }
     }
-    return try image.castToUInt8()
+    return try image.castToUInt8().withoutICCProfile()
   }
 
   /// The image as 8-bit luminance (alpha kept): one band, or two with alpha.
@@ -103,5 +103,15 @@ extension VipsImage {
   public func cast(to format: BandFormat) throws(VipsError) -> VipsImage {
     let target = format.vips
     return try derive("cast") { input, out in cvips_cast(input, out, target, 0) }
+  }
+
+  /// The image without a profile: once the pixels are sRGB, a profile left on them
+  /// (libvips's CMYK conversion attaches the CMYK profile it used) would be applied
+  /// again by the next `toSRGB()`.
+  private func withoutICCProfile() throws(VipsError) -> VipsImage {
+    guard hasICCProfile else { return self }
+    let copy = try derive("copy") { input, out in cvips_copy(input, out) }
+    _ = vips_image_remove(copy.pointer, VIPS_META_ICC_NAME)
+    return copy
   }
 }

@@ -114,6 +114,39 @@ struct RenderCommandTests {
       })
   }
 
+  @Test func theLargestPhotosStartFirst() async throws {
+    // astronaut.png 791,555 bytes, space/hubble.jpg 527,940, coffee.png 466,706,
+    // chelsea.png 240,512, space/rocket.jpg 112,525, broken.jpg half of rocket.jpg.
+    let photos = try photoFolder()
+    let cache = photos.deletingLastPathComponent().appendingPathComponent("cache").path
+    let result = await runTool([
+      "render", "--family", "avatar", "--cache", cache, "--jobs", "1", photos.path,
+    ])
+    let order = result.err.compactMap { line in
+      line.split(separator: " ").dropFirst().first.map {
+        String($0.dropFirst(photos.path.count + 1).prefix { $0 != ":" })
+      }
+    }
+    #expect(
+      order == [
+        "astronaut.png", "space/hubble.jpg", "coffee.png", "chelsea.png", "space/rocket.jpg",
+        "broken.jpg",
+      ])
+  }
+
+  @Test func equalSizesKeepTheirOrderAndAMissingFileGoesLast() throws {
+    let folder = try Paths.temporaryFolder()
+    let inputs = [("a", 2), ("b", 5), ("c", 2), ("gone", -1), ("d", 5)].map { name, size in
+      let path = folder.appendingPathComponent(name).path
+      if size >= 0 {
+        #expect(
+          FileManager.default.createFile(atPath: path, contents: Data(repeating: 7, count: size)))
+      }
+      return RenderInputs.Input(path: path, entityID: name)
+    }
+    #expect(RenderCommand.largestFirst(inputs).map(\.entityID) == ["b", "d", "a", "c", "gone"])
+  }
+
   @Test func exportAndSheetsShowWhatTheCacheHolds() async throws {
     let photos = try photoFolder()
     let work = photos.deletingLastPathComponent()
