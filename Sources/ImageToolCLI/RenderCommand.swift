@@ -25,7 +25,9 @@ public struct RenderCommand: Command {
         .init("force", help: "Redraw entries that are up to date."),
         .init("jobs", value: "n", help: "Photos at once (default: the number of cores)."),
         .init("wait", help: "If another process is writing the cache, wait for it to finish."),
-        .init("quiet", help: "No progress."),
+        .init(
+          "quiet",
+          help: "No progress lines; the summary is still printed (--json for one to parse)."),
         .init("json", help: "Print the summary as one JSON object."),
         .init("sheet", value: "file", help: "Also write a contact sheet of the family (.png)."),
         .init(
@@ -78,6 +80,11 @@ public struct RenderCommand: Command {
         reason: "\(manifest.origin) has the families: \(families)")
     }
     let found = RenderInputs(paths: arguments.positionals, shard: shard)
+    for folder in found.emptyFolders {
+      console.err(
+        "imgtool: render: \(folder) holds no photos: no file in it or its subfolders has "
+          + "an image extension (`imgtool render --help` lists them)")
+    }
     let force = arguments.flag("force")
     let start = ContinuousClock.now
     // Nothing to draw needs no writer: look read-only first (no lock, nothing written),
@@ -154,6 +161,8 @@ public struct RenderCommand: Command {
         startNext()
       }
     }
+    // The tables' writer locks go with the cache: let its last fill tasks end first.
+    await cache.waitForFills()
     progress.end()
     let seconds = progress.elapsedSeconds
     if let sheet = arguments.value("sheet") {

@@ -147,6 +147,29 @@ struct RenderCommandTests {
     #expect(RenderCommand.largestFirst(inputs).map(\.entityID) == ["b", "d", "a", "c", "gone"])
   }
 
+  @Test func aFolderWithNoPhotosIsNamed() async throws {
+    let folder = try Paths.temporaryFolder().appendingPathComponent("notes")
+    try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+    try Data("notes".utf8).write(to: folder.appendingPathComponent("README.md"))
+    let cache = folder.deletingLastPathComponent().appendingPathComponent("cache").path
+    let result = await runTool(["render", "--family", "avatar", "--cache", cache, folder.path])
+    #expect(result.status == 0)
+    #expect(
+      result.err == [
+        "imgtool: render: \(folder.path) holds no photos: no file in it or its subfolders has "
+          + "an image extension (`imgtool render --help` lists them)"
+      ])
+    // A shard that happens to get none of a folder's photos is not a mistake: no warning.
+    let photos = try photoFolder()
+    for index in 1...8 {
+      let shard = await runTool([
+        "render", "--family", "avatar", "--cache", cache + "\(index)", "--quiet",
+        "--shard", "\(index)/8", photos.appendingPathComponent("space").path,
+      ])
+      #expect(!shard.err.contains { $0.contains("holds no photos") })
+    }
+  }
+
   @Test func exportAndSheetsShowWhatTheCacheHolds() async throws {
     let photos = try photoFolder()
     let work = photos.deletingLastPathComponent()
