@@ -167,59 +167,94 @@ static int input_format(cmsColorSpaceSignature space, cmsUInt32Number *format, i
 
 typedef enum { UNUSABLE, DECLINED, USABLE } Verdict;
 
+/* The warnings libvips gives for each profile it rejects, kept until the image is
+ * handled here (when it is declined, libvips runs and gives them itself). */
+typedef struct {
+  const char *messages[3];
+  int count;
+} Warnings;
+
+static void reject(Warnings *warnings, const char *message) {
+  if (warnings->count < 3) warnings->messages[warnings->count++] = message;
+}
+
+/* vips_icc_load_profile_blob's checks of a profile's bands against the image. */
+static int fits_image(VipsImage *in, int bands, Warnings *warnings) {
+  if (in->Bands < bands || (in->Type == VIPS_INTERPRETATION_CMYK && bands == 3)) {
+    reject(warnings, "profile incompatible with image");
+    return 0;
+  }
+  return 1;
+}
+
+/* Builds the transform from an opened input profile to libvips's built-in sRGB and
+ * caches it: *entry is then retained for the caller. DECLINED when lcms cannot build
+ * it (libvips then fails, and says why). */
+static Verdict cache_new_transform(cmsHPROFILE profile, cmsUInt32Number format, int bands,
+                                   const uint8_t *bytes, size_t length, uint64_t hash,
+                                   Entry **entry) {
+  /* The output profile opened afresh from libvips's built-in bytes, as libvips does. */
+  VipsBlob *srgb = NULL;
+  cmsHPROFILE output = NULL;
+  cmsHTRANSFORM transform = NULL;
+  if (!vips_profile_load("srgb", &srgb, NULL) && srgb) {
+    size_t srgb_length;
+    const void *srgb_bytes = vips_blob_get(srgb, &srgb_length);
+    output = cmsOpenProfileFromMem(srgb_bytes, (cmsUInt32Number)srgb_length);
+  }
+  if (output)
+    transform = cmsCreateTransform(profile, format, output, TYPE_RGB_8,
+                                   INTENT_RELATIVE_COLORIMETRIC, cmsFLAGS_NOCACHE);
+  if (output) cmsCloseProfile(output);
+  if (srgb) vips_area_unref(VIPS_AREA(srgb));
+
+  Entry *built = transform ? calloc(1, sizeof(Entry)) : NULL;
+  uint8_t *copy = built ? malloc(length) : NULL;
+  if (!copy) {
+    free(built);
+    if (transform) cmsDeleteTransform(transform);
+    return DECLINED;
+  }
+  memcpy(copy, bytes, length);
+  *built = (Entry){.bytes = copy, .length = length, .hash = hash, .bands = bands,
+                   .in_format = format, .transform = transform, .references = 2};
+  cache_insert(built);
+  *entry = built;
+  return USABLE;
+}
+
 /* Judges a profile not in the cache as vips_icc_load_profile_blob does for `in`, and
  * when it is usable and in a space this file handles, builds its transform and caches
  * it: *entry is then retained for the caller. Called with build_lock held. */
 static Verdict build_entry(VipsImage *in, const uint8_t *bytes, size_t length, uint64_t hash,
-                           Entry **entry) {
+                           Entry **entry, Warnings *warnings) {
   cmsHPROFILE profile = cmsOpenProfileFromMem(bytes, (cmsUInt32Number)length);
+  if (!profile) {
+    reject(warnings, "corrupt profile");
+    return UNUSABLE;
+  }
   cmsUInt32Number format = 0;
   int bands = 0;
-  const int known = profile ? input_format(cmsGetColorSpace(profile), &format, &bands) : -1;
-  Verdict verdict;
-  if (known < 0 || in->Bands < bands ||
-      (in->Type == VIPS_INTERPRETATION_CMYK && bands == 3) ||
-      !cmsIsIntentSupported(profile, INTENT_RELATIVE_COLORIMETRIC, LCMS_USED_AS_INPUT))
-    verdict = UNUSABLE;
-  else if (known == 0)
-    verdict = DECLINED;
-  else {
-    /* The output profile opened afresh from libvips's built-in bytes, as libvips does. */
-    VipsBlob *srgb = NULL;
-    cmsHPROFILE output = NULL;
-    cmsHTRANSFORM transform = NULL;
-    if (!vips_profile_load("srgb", &srgb, NULL) && srgb) {
-      size_t srgb_length;
-      const void *srgb_bytes = vips_blob_get(srgb, &srgb_length);
-      output = cmsOpenProfileFromMem(srgb_bytes, (cmsUInt32Number)srgb_length);
-    }
-    if (output)
-      transform = cmsCreateTransform(profile, format, output, TYPE_RGB_8,
-                                     INTENT_RELATIVE_COLORIMETRIC, cmsFLAGS_NOCACHE);
-    Entry *built = transform ? calloc(1, sizeof(Entry)) : NULL;
-    uint8_t *copy = built ? malloc(length) : NULL;
-    if (copy) {
-      memcpy(copy, bytes, length);
-      *built = (Entry){.bytes = copy, .length = length, .hash = hash, .bands = bands,
-                       .in_format = format, .transform = transform, .references = 2};
-      cache_insert(built);
-      *entry = built;
-      verdict = USABLE;
-    } else {
-      free(built);
-      if (transform) cmsDeleteTransform(transform);
-      verdict = DECLINED; /* libvips fails here: let it say why */
-    }
-    if (output) cmsCloseProfile(output);
-    if (srgb) vips_area_unref(VIPS_AREA(srgb));
+  const int known = input_format(cmsGetColorSpace(profile), &format, &bands);
+  Verdict verdict = UNUSABLE;
+  if (known < 0)
+    reject(warnings, "unsupported profile");
+  else if (fits_image(in, bands, warnings)) {
+    if (!cmsIsIntentSupported(profile, INTENT_RELATIVE_COLORIMETRIC, LCMS_USED_AS_INPUT))
+      reject(warnings, "profile does not support relative input intent");
+    else if (known == 0)
+      verdict = DECLINED;
+    else
+      verdict = cache_new_transform(profile, format, bands, bytes, length, hash, entry);
   }
-  if (profile) cmsCloseProfile(profile);
+  cmsCloseProfile(profile);
   return verdict;
 }
 
 /* Whether libvips would take `bytes` as the input profile of `in`, and if so its
  * transform to sRGB, from the cache or built now: *entry is retained for the caller. */
-static Verdict profile_for(VipsImage *in, const uint8_t *bytes, size_t length, Entry **entry) {
+static Verdict profile_for(VipsImage *in, const uint8_t *bytes, size_t length, Entry **entry,
+                           Warnings *warnings) {
   *entry = NULL;
   const uint64_t hash = fnv1a(bytes, length);
   Entry *cached = cache_find(bytes, length, hash);
@@ -227,15 +262,14 @@ static Verdict profile_for(VipsImage *in, const uint8_t *bytes, size_t length, E
     g_mutex_lock(&build_lock);
     cached = cache_find(bytes, length, hash); /* built while this thread waited */
     if (!cached) {
-      Verdict verdict = build_entry(in, bytes, length, hash, entry);
+      Verdict verdict = build_entry(in, bytes, length, hash, entry, warnings);
       g_mutex_unlock(&build_lock);
       return verdict;
     }
     g_mutex_unlock(&build_lock);
   }
-  /* The cache holds profiles that passed every check but the image's bands. */
-  if (in->Bands < cached->bands ||
-      (in->Type == VIPS_INTERPRETATION_CMYK && cached->bands == 3)) {
+  /* The cache holds profiles that passed every check but those of the image's bands. */
+  if (!fits_image(in, cached->bands, warnings)) {
     entry_release(cached);
     return UNUSABLE;
   }
@@ -245,12 +279,13 @@ static Verdict profile_for(VipsImage *in, const uint8_t *bytes, size_t length, E
 
 /* vips_icc_set_import's choice: the embedded profile, the named fallback, the built-in
  * profile for the image's interpretation. */
-static Verdict choose_profile(VipsImage *in, const char *fallback, Entry **entry) {
+static Verdict choose_profile(VipsImage *in, const char *fallback, Entry **entry,
+                              Warnings *warnings) {
   const void *data;
   size_t length;
   if (vips_image_get_typeof(in, VIPS_META_ICC_NAME) &&
       !vips_image_get_blob(in, VIPS_META_ICC_NAME, &data, &length)) {
-    Verdict verdict = profile_for(in, data, length, entry);
+    Verdict verdict = profile_for(in, data, length, entry, warnings);
     if (verdict != UNUSABLE) return verdict;
   }
   const char *names[2] = {fallback, in->Type == VIPS_INTERPRETATION_CMYK ? "cmyk" : "srgb"};
@@ -258,7 +293,7 @@ static Verdict choose_profile(VipsImage *in, const char *fallback, Entry **entry
     VipsBlob *blob = NULL;
     if (!names[i] || vips_profile_load(names[i], &blob, NULL) || !blob) continue;
     data = vips_blob_get(blob, &length);
-    Verdict verdict = profile_for(in, data, length, entry);
+    Verdict verdict = profile_for(in, data, length, entry, warnings);
     vips_area_unref(VIPS_AREA(blob));
     if (verdict != UNUSABLE) return verdict;
   }
@@ -290,7 +325,10 @@ int cvips_icc_transform_to_srgb_cached(VipsImage *in, VipsImage **out,
   *out = NULL;
   if (in->BandFmt != VIPS_FORMAT_UCHAR || in->Coding != VIPS_CODING_NONE) return 1;
   Entry *entry = NULL;
-  if (choose_profile(in, fallback_input_profile, &entry) != USABLE) return 1;
+  Warnings warnings = {.count = 0};
+  if (choose_profile(in, fallback_input_profile, &entry, &warnings) != USABLE) return 1;
+  for (int i = 0; i < warnings.count; i++)
+    g_log("VIPS", G_LOG_LEVEL_WARNING, "%s", warnings.messages[i]);
 
   const int width = in->Xsize, height = in->Ysize, in_bands = in->Bands;
   const int out_bands = 3 + in_bands - entry->bands;

@@ -115,6 +115,12 @@ struct ICCTransformTests {
         .iccTransformedToSRGBByLibvips()
       try Self.expectSame(ours, withFallback, "garbage on \(fallback) against \(fallback)")
     }
+    // And the warning libvips gives for it, which the library keeps (no test else takes them).
+    _ = Vips.takeWarnings()
+    _ = try chelsea.embeddingICCProfile(garbage).iccTransformedToSRGBInProcess()
+    #expect(Vips.takeWarnings().contains("corrupt profile"))
+    _ = try chelsea.embeddingICCProfile(garbage).iccTransformedToSRGBByLibvips().writePixels()
+    #expect(Vips.takeWarnings().contains("corrupt profile"))
     // An RGB profile on a CMYK image is unusable too: the CMYK fallback.
     let rgbProfile = try #require(chelsea.iccProfile)
     try Self.expectTakenAndSame("RGB profile on CMYK") { try cmyk.embeddingICCProfile(rgbProfile) }
