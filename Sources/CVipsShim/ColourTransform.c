@@ -47,7 +47,9 @@ enum {
   STRIP_HEIGHT = 16   /* rows read from the input at a time */
 };
 
-/* A built transform for one input profile (its bytes) and its 8-bit input format. */
+/* A built transform for one input profile. The key is the profile's bytes: the input
+ * format follows from them (only 8-bit images come here), and the image's bands are
+ * checked against `bands` at each use. */
 typedef struct {
   uint8_t *bytes;
   size_t length;
@@ -300,8 +302,9 @@ static Verdict choose_profile(VipsImage *in, const char *fallback, Entry **entry
   return UNUSABLE;
 }
 
-/* One row: `in` pixels of `in_bands` bands, the first `colour_bands` through lcms, the
- * rest copied after the three output bands. */
+/* One row: `in` pixels of `in_bands` bands, the profile's first `entry->bands` through
+ * lcms (packed as libvips's vips_extract_band would give them), the rest copied after the
+ * three output bands. */
 static void transform_row(const Entry *entry, const VipsPel *in, int in_bands, VipsPel *out,
                           int width, VipsPel *packed_in, VipsPel *packed_out) {
   const int colour = entry->bands;
