@@ -272,7 +272,8 @@ struct RenderCommandTests {
       #"{"formats": [{"name": "a", "family": "f", "size": "10x10", "maximumCount": true}]}"#,
       "formats[0].maximumCount: must be a whole number"
     ),
-    ("{not json", "not valid JSON"),
+    ("{not json", "not valid JSON: line 1, column 2: "),
+    ("{\"formats\": [\n  {\"name\": \"a\",, }]}", "not valid JSON: line 2, column 16: "),
   ])
   func manifestErrorsNameTheField(_ text: String, _ message: String) async throws {
     let path = try Paths.temporaryFolder().appendingPathComponent("imgtool.json")
@@ -280,6 +281,23 @@ struct RenderCommandTests {
     let result = await runTool(["manifest", "--manifest", path.path])
     #expect(result.status == 1)
     #expect(result.err.first?.contains(path.path + ": " + message) == true, "\(result.err)")
+  }
+
+  @Test func aPipelineMistakeInTheManifestNamesTheFile() async throws {
+    let path = try Paths.temporaryFolder().appendingPathComponent("imgtool.json")
+    try Data(
+      #"{"formats": [{"name": "a", "family": "f", "size": "8x8"}, {"name": "b", "family": "f", "size": "9x9", "pipeline": "fill | frobnicate"}]}"#
+        .utf8
+    ).write(to: path)
+    let result = await runTool([
+      "render", "--family", "f", "--manifest", path.path, Paths.bundled("coffee.png"),
+    ])
+    #expect(result.status == 1)
+    #expect(
+      result.err.first?.hasPrefix(
+        "imgtool: \(path.path): formats[1].pipeline: format 'b': column 8: unknown processor "
+          + "'frobnicate'; see 'imgtool processors'\n  fill | frobnicate\n         ^") == true,
+      "\(result.err)")
   }
 
   @Test func anUnknownFamilyListsTheFamilies() async {
