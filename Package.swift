@@ -28,7 +28,14 @@ let package = Package(
       pkgConfig: "vips",
       providers: [.apt(["libvips-dev"])]
     ),
-    .target(name: "CVipsShim", dependencies: ["CVips"]),
+    // Little CMS, which libvips uses for ICC profiles; the shim calls it directly to
+    // keep one transform per profile (Sources/CVipsShim/ColourTransform.c).
+    .systemLibrary(
+      name: "CLCMS2",
+      pkgConfig: "lcms2",
+      providers: [.apt(["liblcms2-dev"])]
+    ),
+    .target(name: "CVipsShim", dependencies: ["CVips", "CLCMS2"]),
     .target(name: "Vips", dependencies: ["CVips", "CVipsShim"]),
     .target(name: "ImageToolVersion"),
     .target(name: "ImageTables"),

@@ -109,6 +109,10 @@ int cvips_icc_transform_embedded(VipsImage *in, VipsImage **out, const char *out
                             fallback_input_profile, "depth", 8, NULL);
 }
 
+int cvips_profile_load(const char *name, VipsBlob **profile) {
+  return vips_profile_load(name, profile, NULL);
+}
+
 int cvips_cast(VipsImage *in, VipsImage **out, VipsBandFormat format, gboolean shift) {
   return vips_cast(in, out, format, "shift", shift, NULL);
 }

@@ -10,7 +10,7 @@ extension VipsImage {
   public func toSRGB() throws(VipsError) -> VipsImage {
     if interpretation == .srgb, format == .uchar, !hasICCProfile { return self }
     var image = self
-    if hasICCProfile, let transformed = try? iccTransformedToSRGB() {
+    if hasICCProfile, let transformed = try iccTransformedToSRGB() {
       image = transformed
     }
     if image.interpretation != .srgb {
@@ -25,7 +25,7 @@ extension VipsImage {
   public func toGreyscale() throws(VipsError) -> VipsImage {
     var image = self
     let colourBands = bands - (hasAlpha ? 1 : 0)
-    if hasICCProfile, colourBands > 1, let transformed = try? iccTransformedToSRGB() {
+    if hasICCProfile, colourBands > 1, let transformed = try iccTransformedToSRGB() {
       image = transformed
     }
     if !(colourBands == 1 && [.bw, .grey16].contains(image.interpretation)) {
@@ -105,22 +105,12 @@ extension VipsImage {
     return try derive("cast") { input, out in cvips_cast(input, out, target, 0) }
   }
 
-  /// Applies the embedded profile and drops it, so later steps see plain sRGB.
   /// The image without a profile: once the pixels are sRGB, a profile left on them
   /// (libvips's CMYK conversion attaches the CMYK profile it used) would be applied
   /// again by the next `toSRGB()`.
   private func withoutICCProfile() throws(VipsError) -> VipsImage {
     guard hasICCProfile else { return self }
     let copy = try derive("copy") { input, out in cvips_copy(input, out) }
-    _ = vips_image_remove(copy.pointer, VIPS_META_ICC_NAME)
-    return copy
-  }
-
-  private func iccTransformedToSRGB() throws(VipsError) -> VipsImage {
-    let transformed = try derive("icc_transform") { input, out in
-      cvips_icc_transform_embedded(input, out, "srgb", interpretation == .cmyk ? "cmyk" : "srgb")
-    }
-    let copy = try transformed.derive("copy") { input, out in cvips_copy(input, out) }
     _ = vips_image_remove(copy.pointer, VIPS_META_ICC_NAME)
     return copy
   }

@@ -47,6 +47,8 @@ int cvips_arrayjoin(VipsImage **in, VipsImage **out, int count, int across, int 
 int cvips_colourspace(VipsImage *in, VipsImage **out, VipsInterpretation space);
 int cvips_icc_transform_embedded(VipsImage *in, VipsImage **out, const char *output_profile,
                                  const char *fallback_input_profile);
+// A profile built into libvips ("srgb", "cmyk", "p3"), or one from a file.
+int cvips_profile_load(const char *name, VipsBlob **profile);
 int cvips_cast(VipsImage *in, VipsImage **out, VipsBandFormat format, gboolean shift);
 int cvips_copy_interpretation(VipsImage *in, VipsImage **out,
                               VipsInterpretation interpretation);
@@ -120,6 +122,19 @@ int cvips_resize_premultiplied_uchar_in_memory(VipsImage *in, VipsImage **out, d
  * it in attention_x/attention_y, with its 32x32 miniature made by Resample.c when `in`
  * is an 8-bit image in memory. */
 int cvips_attention_centre(VipsImage *in, int width, int height, int *x, int *y);
+
+/* ColourTransform.c: vips_icc_transform(in, out, "srgb", "embedded", TRUE,
+ * "input_profile", fallback_input_profile, "depth", 8) for an 8-bit image, with lcms2
+ * called directly on this thread and each input profile's transform built once per
+ * process (a small least-recently-used cache, shared by all threads). The same bytes;
+ * the result is a memory image without an ICC profile (libvips's output with its sRGB
+ * profile removed). Returns 1 (and leaves *out NULL) when the image or its profile is
+ * not for this path: then use vips_icc_transform. */
+int cvips_icc_transform_to_srgb_cached(VipsImage *in, VipsImage **out,
+                                       const char *fallback_input_profile);
+/* How many transforms ColourTransform.c has built for an input profile with these
+ * bytes in this process (more than 1 only when it was evicted and needed again). */
+int cvips_icc_transforms_built(const void *profile, size_t length);
 
 /* libvips's vector path (liborc); <vips/vector.h> is not part of <vips/vips.h>. */
 void cvips_vector_set_enabled(int enabled);

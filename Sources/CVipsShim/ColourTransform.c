@@ -1,0 +1,389 @@
+/* An embedded ICC profile applied to 8-bit pixels with lcms2 directly, giving the bytes
+ * of libvips 8.14's
+ *
+ *   vips_icc_transform(in, &out, "srgb", "embedded", TRUE,
+ *                      "input_profile", fallback, "depth", 8, NULL)
+ *
+ * but with each lcms transform built once per process instead of once per image.
+ *
+ * Why: building a transform (cmsCreateTransform, mostly cmsReverseToneCurveEx) costs
+ * about 10 ms for a common 3 KB sRGB profile and 50 ms for CMYK to sRGB, and libvips
+ * builds one for every photo; a batch from one camera embeds one profile throughout.
+ *
+ * What libvips does (colour/icc_transform.c and colour/colour.c at v8.14.1), and this
+ * file repeats:
+ * - The input profile is the embedded one if it is usable, else the `input_profile`
+ *   named one, else the built-in "cmyk" (image tagged CMYK) or "srgb"; usable means
+ *   lcms opens it, its colour space is one libvips knows, the image has at least as
+ *   many bands as that space, an image tagged CMYK does not get a 3-band profile, and
+ *   the profile supports the relative colorimetric intent as input.
+ * - The output profile is libvips's built-in "srgb", output 8-bit RGB (TYPE_RGB_8),
+ *   intent relative colorimetric, flags cmsFLAGS_NOCACHE only (no black point
+ *   compensation), one device-to-device transform (no PCS detour).
+ * - The first `profile bands` bands go through lcms packed (TYPE_GRAY_8, TYPE_RGB_8,
+ *   TYPE_CMYK_8 for 8-bit input); any further bands (alpha) are copied after the three
+ *   output bands. The output is tagged sRGB, uchar.
+ *
+ * Declined (return 1, the caller uses libvips): samples not 8-bit, coded images, a
+ * chosen profile whose space is not grey, RGB or CMYK (Lab, XYZ, n-colour: libvips
+ * converts through float or refuses), a transform lcms cannot build (libvips fails),
+ * and no usable profile at all (libvips fails with its own error).
+ *
+ * Sharing: lcms 2.14's cmsDoTransform only reads the transform; with cmsFLAGS_NOCACHE
+ * there is not even the one-pixel cache (which 2.14 copies to the stack anyway), which
+ * is how libvips itself calls one transform from all its worker threads. Cache entries
+ * are reference counted, so one evicted while another thread still uses it lives on
+ * until that thread is done.
+ */
+#include "CVipsShim.h"
+
+#include <lcms2.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+enum {
+  CACHE_CAPACITY = 8, /* transforms kept, least recently used evicted first */
+  STRIP_HEIGHT = 16   /* rows read from the input at a time */
+};
+
+/* A built transform for one input profile. The key is the profile's bytes: the input
+ * format follows from them (only 8-bit images come here), and the image's bands are
+ * checked against `bands` at each use. */
+typedef struct {
+  uint8_t *bytes;
+  size_t length;
+  uint64_t hash;
+  int bands;                  /* colour bands the profile takes */
+  cmsUInt32Number in_format;  /* TYPE_GRAY_8, TYPE_RGB_8 or TYPE_CMYK_8 */
+  cmsHTRANSFORM transform;
+  int references;             /* the cache's own plus one per caller using it */
+  uint64_t last_used;
+} Entry;
+
+static GMutex cache_lock;  /* the entries, the clock and the counts */
+static GMutex build_lock;  /* one build at a time: two photos with a new profile build once */
+static Entry *cache[CACHE_CAPACITY];
+static uint64_t clock_ticks;
+static GHashTable *builds_by_hash; /* FNV-1a of a profile's bytes -> transforms built */
+
+static uint64_t fnv1a(const uint8_t *bytes, size_t length) {
+  uint64_t hash = 0xcbf29ce484222325ULL;
+  for (size_t i = 0; i < length; i++) hash = (hash ^ bytes[i]) * 0x100000001b3ULL;
+  return hash;
+}
+
+static void entry_release(Entry *entry) {
+  g_mutex_lock(&cache_lock);
+  int left = --entry->references;
+  g_mutex_unlock(&cache_lock);
+  if (left > 0) return;
+  cmsDeleteTransform(entry->transform);
+  free(entry->bytes);
+  free(entry);
+}
+
+/* The cached entry for these bytes, retained for the caller, or NULL. */
+static Entry *cache_find(const uint8_t *bytes, size_t length, uint64_t hash) {
+  Entry *found = NULL;
+  g_mutex_lock(&cache_lock);
+  for (int i = 0; i < CACHE_CAPACITY; i++) {
+    Entry *entry = cache[i];
+    if (entry && entry->hash == hash && entry->length == length &&
+        memcmp(entry->bytes, bytes, length) == 0) {
+      entry->last_used = ++clock_ticks;
+      entry->references++;
+      found = entry;
+      break;
+    }
+  }
+  g_mutex_unlock(&cache_lock);
+  return found;
+}
+
+/* Adds a new entry (with the cache's reference), evicting the least recently used. */
+static void cache_insert(Entry *entry) {
+  Entry *evicted = NULL;
+  g_mutex_lock(&cache_lock);
+  int slot = 0;
+  for (int i = 0; i < CACHE_CAPACITY; i++) {
+    if (!cache[i]) {
+      slot = i;
+      break;
+    }
+    if (cache[i]->last_used < cache[slot]->last_used) slot = i;
+  }
+  evicted = cache[slot];
+  entry->last_used = ++clock_ticks;
+  cache[slot] = entry;
+  if (!builds_by_hash)
+    builds_by_hash = g_hash_table_new_full(g_int64_hash, g_int64_equal, g_free, NULL);
+  gint64 *key = g_new(gint64, 1);
+  *key = (gint64)entry->hash;
+  int built = GPOINTER_TO_INT(g_hash_table_lookup(builds_by_hash, key));
+  g_hash_table_replace(builds_by_hash, key, GINT_TO_POINTER(built + 1));
+  g_mutex_unlock(&cache_lock);
+  if (evicted) entry_release(evicted);
+}
+
+/* The lcms 8-bit format and band count libvips uses for a profile's colour space as
+ * vips_icc_transform's input, 0 for a space libvips knows but this file declines, -1
+ * for one libvips does not know (then the profile is unusable to libvips). */
+static int input_format(cmsColorSpaceSignature space, cmsUInt32Number *format, int *bands) {
+  switch (space) {
+  case cmsSigGrayData:
+    *format = TYPE_GRAY_8;
+    *bands = 1;
+    return 1;
+  case cmsSigRgbData:
+    *format = TYPE_RGB_8;
+    *bands = 3;
+    return 1;
+  case cmsSigCmykData:
+    *format = TYPE_CMYK_8;
+    *bands = 4;
+    return 1;
+  /* libvips's table: Lab and XYZ (converted through float), 4-colour (accepted as a
+   * profile, then refused by vips_icc_build), 5- to 12-colour. */
+  case cmsSigLabData:
+  case cmsSigXYZData:
+    *bands = 3;
+    return 0;
+  case cmsSig4colorData:
+    *bands = 4;
+    return 0;
+  case cmsSig5colorData:
+  case cmsSig6colorData:
+  case cmsSig7colorData:
+  case cmsSig8colorData:
+  case cmsSig9colorData:
+  case cmsSig10colorData:
+  case cmsSig11colorData:
+  case cmsSig12colorData:
+    *bands = 5 + (int)(space - cmsSig5colorData);
+    return 0;
+  default:
+    return -1;
+  }
+}
+
+typedef enum { UNUSABLE, DECLINED, USABLE } Verdict;
+
+/* The warnings libvips gives for each profile it rejects, kept until the image is
+ * handled here (when it is declined, libvips runs and gives them itself). */
+typedef struct {
+  const char *messages[3];
+  int count;
+} Warnings;
+
+static void reject(Warnings *warnings, const char *message) {
+  if (warnings->count < 3) warnings->messages[warnings->count++] = message;
+}
+
+/* vips_icc_load_profile_blob's checks of a profile's bands against the image. */
+static int fits_image(VipsImage *in, int bands, Warnings *warnings) {
+  if (in->Bands < bands || (in->Type == VIPS_INTERPRETATION_CMYK && bands == 3)) {
+    reject(warnings, "profile incompatible with image");
+    return 0;
+  }
+  return 1;
+}
+
+/* Builds the transform from an opened input profile to libvips's built-in sRGB and
+ * caches it: *entry is then retained for the caller. DECLINED when lcms cannot build
+ * it (libvips then fails, and says why). */
+static Verdict cache_new_transform(cmsHPROFILE profile, cmsUInt32Number format, int bands,
+                                   const uint8_t *bytes, size_t length, uint64_t hash,
+                                   Entry **entry) {
+  /* The output profile opened afresh from libvips's built-in bytes, as libvips does. */
+  VipsBlob *srgb = NULL;
+  cmsHPROFILE output = NULL;
+  cmsHTRANSFORM transform = NULL;
+  if (!vips_profile_load("srgb", &srgb, NULL) && srgb) {
+    size_t srgb_length;
+    const void *srgb_bytes = vips_blob_get(srgb, &srgb_length);
+    output = cmsOpenProfileFromMem(srgb_bytes, (cmsUInt32Number)srgb_length);
+  }
+  if (output)
+    transform = cmsCreateTransform(profile, format, output, TYPE_RGB_8,
+                                   INTENT_RELATIVE_COLORIMETRIC, cmsFLAGS_NOCACHE);
+  if (output) cmsCloseProfile(output);
+  if (srgb) vips_area_unref(VIPS_AREA(srgb));
+
+  Entry *built = transform ? calloc(1, sizeof(Entry)) : NULL;
+  uint8_t *copy = built ? malloc(length) : NULL;
+  if (!copy) {
+    free(built);
+    if (transform) cmsDeleteTransform(transform);
+    return DECLINED;
+  }
+  memcpy(copy, bytes, length);
+  *built = (Entry){.bytes = copy, .length = length, .hash = hash, .bands = bands,
+                   .in_format = format, .transform = transform, .references = 2};
+  cache_insert(built);
+  *entry = built;
+  return USABLE;
+}
+
+/* Judges a profile not in the cache as vips_icc_load_profile_blob does for `in`, and
+ * when it is usable and in a space this file handles, builds its transform and caches
+ * it: *entry is then retained for the caller. Called with build_lock held. */
+static Verdict build_entry(VipsImage *in, const uint8_t *bytes, size_t length, uint64_t hash,
+                           Entry **entry, Warnings *warnings) {
+  cmsHPROFILE profile = cmsOpenProfileFromMem(bytes, (cmsUInt32Number)length);
+  if (!profile) {
+    reject(warnings, "corrupt profile");
+    return UNUSABLE;
+  }
+  cmsUInt32Number format = 0;
+  int bands = 0;
+  const int known = input_format(cmsGetColorSpace(profile), &format, &bands);
+  Verdict verdict = UNUSABLE;
+  if (known < 0)
+    reject(warnings, "unsupported profile");
+  else if (fits_image(in, bands, warnings)) {
+    if (!cmsIsIntentSupported(profile, INTENT_RELATIVE_COLORIMETRIC, LCMS_USED_AS_INPUT))
+      reject(warnings, "profile does not support relative input intent");
+    else if (known == 0)
+      verdict = DECLINED;
+    else
+      verdict = cache_new_transform(profile, format, bands, bytes, length, hash, entry);
+  }
+  cmsCloseProfile(profile);
+  return verdict;
+}
+
+/* Whether libvips would take `bytes` as the input profile of `in`, and if so its
+ * transform to sRGB, from the cache or built now: *entry is retained for the caller. */
+static Verdict profile_for(VipsImage *in, const uint8_t *bytes, size_t length, Entry **entry,
+                           Warnings *warnings) {
+  *entry = NULL;
+  const uint64_t hash = fnv1a(bytes, length);
+  Entry *cached = cache_find(bytes, length, hash);
+  if (!cached) {
+    g_mutex_lock(&build_lock);
+    cached = cache_find(bytes, length, hash); /* built while this thread waited */
+    if (!cached) {
+      Verdict verdict = build_entry(in, bytes, length, hash, entry, warnings);
+      g_mutex_unlock(&build_lock);
+      return verdict;
+    }
+    g_mutex_unlock(&build_lock);
+  }
+  /* The cache holds profiles that passed every check but those of the image's bands. */
+  if (!fits_image(in, cached->bands, warnings)) {
+    entry_release(cached);
+    return UNUSABLE;
+  }
+  *entry = cached;
+  return USABLE;
+}
+
+/* vips_icc_set_import's choice: the embedded profile, the named fallback, the built-in
+ * profile for the image's interpretation. */
+static Verdict choose_profile(VipsImage *in, const char *fallback, Entry **entry,
+                              Warnings *warnings) {
+  const void *data;
+  size_t length;
+  if (vips_image_get_typeof(in, VIPS_META_ICC_NAME) &&
+      !vips_image_get_blob(in, VIPS_META_ICC_NAME, &data, &length)) {
+    Verdict verdict = profile_for(in, data, length, entry, warnings);
+    if (verdict != UNUSABLE) return verdict;
+  }
+  const char *names[2] = {fallback, in->Type == VIPS_INTERPRETATION_CMYK ? "cmyk" : "srgb"};
+  for (int i = 0; i < 2; i++) {
+    VipsBlob *blob = NULL;
+    if (!names[i] || vips_profile_load(names[i], &blob, NULL) || !blob) continue;
+    data = vips_blob_get(blob, &length);
+    Verdict verdict = profile_for(in, data, length, entry, warnings);
+    vips_area_unref(VIPS_AREA(blob));
+    if (verdict != UNUSABLE) return verdict;
+  }
+  return UNUSABLE;
+}
+
+/* One row: `in` pixels of `in_bands` bands, the profile's first `entry->bands` through
+ * lcms (packed as libvips's vips_extract_band would give them), the rest copied after the
+ * three output bands. */
+static void transform_row(const Entry *entry, const VipsPel *in, int in_bands, VipsPel *out,
+                          int width, VipsPel *packed_in, VipsPel *packed_out) {
+  const int colour = entry->bands;
+  if (in_bands == colour) {
+    cmsDoTransform(entry->transform, in, out, (cmsUInt32Number)width);
+    return;
+  }
+  const int extra = in_bands - colour;
+  for (int x = 0; x < width; x++)
+    memcpy(packed_in + (size_t)x * colour, in + (size_t)x * in_bands, colour);
+  cmsDoTransform(entry->transform, packed_in, packed_out, (cmsUInt32Number)width);
+  for (int x = 0; x < width; x++) {
+    VipsPel *q = out + (size_t)x * (3 + extra);
+    memcpy(q, packed_out + (size_t)x * 3, 3);
+    memcpy(q + 3, in + (size_t)x * in_bands + colour, extra);
+  }
+}
+
+int cvips_icc_transform_to_srgb_cached(VipsImage *in, VipsImage **out,
+                                       const char *fallback_input_profile) {
+  *out = NULL;
+  if (in->BandFmt != VIPS_FORMAT_UCHAR || in->Coding != VIPS_CODING_NONE) return 1;
+  Entry *entry = NULL;
+  Warnings warnings = {.count = 0};
+  if (choose_profile(in, fallback_input_profile, &entry, &warnings) != USABLE) return 1;
+  for (int i = 0; i < warnings.count; i++)
+    g_log("VIPS", G_LOG_LEVEL_WARNING, "%s", warnings.messages[i]);
+
+  const int width = in->Xsize, height = in->Ysize, in_bands = in->Bands;
+  const int out_bands = 3 + in_bands - entry->bands;
+  VipsImage *image = vips_image_new_memory();
+  VipsRegion *region = NULL;
+  VipsPel *packed = NULL;
+  if (vips_image_pipelinev(image, VIPS_DEMAND_STYLE_THINSTRIP, in, NULL)) goto fail;
+  image->Bands = out_bands;
+  image->BandFmt = VIPS_FORMAT_UCHAR;
+  image->Type = VIPS_INTERPRETATION_sRGB;
+  image->Coding = VIPS_CODING_NONE;
+  /* libvips tags its output with the sRGB profile, which the caller then drops. */
+  vips_image_remove(image, VIPS_META_ICC_NAME);
+  if (vips_image_write_prepare(image)) goto fail;
+  if (in_bands != entry->bands) {
+    packed = malloc((size_t)width * (entry->bands + 3));
+    if (!packed) {
+      vips_error("icc_transform", "out of memory");
+      goto fail;
+    }
+  }
+
+  /* Rows straight from the input: a memory image is read in place, anything else (a
+   * loader) computed a strip at a time on this thread. */
+  region = vips_region_new(in);
+  for (int top = 0; top < height; top += STRIP_HEIGHT) {
+    VipsRect strip = {0, top, width, MIN(STRIP_HEIGHT, height - top)};
+    if (vips_region_prepare(region, &strip)) goto fail;
+    for (int y = top; y < top + strip.height; y++)
+      transform_row(entry, VIPS_REGION_ADDR(region, 0, y), in_bands,
+                    VIPS_IMAGE_ADDR(image, 0, y), width, packed,
+                    packed ? packed + (size_t)width * entry->bands : NULL);
+  }
+  g_object_unref(region);
+  free(packed);
+  entry_release(entry);
+  *out = image;
+  return 0;
+
+fail:
+  if (region) g_object_unref(region);
+  free(packed);
+  entry_release(entry);
+  g_object_unref(image);
+  return -1;
+}
+
+int cvips_icc_transforms_built(const void *profile, size_t length) {
+  const uint64_t hash = fnv1a(profile, length);
+  gint64 key = (gint64)hash;
+  g_mutex_lock(&cache_lock);
+  int built = builds_by_hash ? GPOINTER_TO_INT(g_hash_table_lookup(builds_by_hash, &key)) : 0;
+  g_mutex_unlock(&cache_lock);
+  return built;
+}

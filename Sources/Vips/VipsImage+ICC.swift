@@ -1,0 +1,87 @@
+import CVips
+import CVipsShim
+
+extension VipsImage {
+  /// The embedded ICC profile's bytes, or nil when there is none.
+  public var iccProfile: [UInt8]? {
+    guard hasICCProfile else { return nil }
+    var data: UnsafeRawPointer? = nil
+    var length = 0
+    guard vips_image_get_blob(pointer, VIPS_META_ICC_NAME, &data, &length) == 0, let data else {
+      return nil
+    }
+    return [UInt8](UnsafeRawBufferPointer(start: data, count: length))
+  }
+
+  /// The same pixels with `profile` embedded as their ICC profile (bytes as given, even
+  /// when they are not a valid profile: libvips then falls back on its built-in one).
+  public func embeddingICCProfile(_ profile: [UInt8]) throws(VipsError) -> VipsImage {
+    let copy = try derive("copy") { input, out in cvips_copy(input, out) }
+    profile.withUnsafeBytes { bytes in
+      vips_image_set_blob_copy(copy.pointer, VIPS_META_ICC_NAME, bytes.baseAddress, bytes.count)
+    }
+    return copy
+  }
+
+  /// The bytes of a profile built into libvips: `"srgb"`, `"cmyk"` or `"p3"`.
+  public static func builtInICCProfile(_ name: String) throws(VipsError) -> [UInt8] {
+    var blob: UnsafeMutablePointer<VipsBlob>? = nil
+    guard cvips_profile_load(name, &blob) == 0, let blob else {
+      throw VipsError.fromLibvips(operation: "profile_load", source: name)
+    }
+    defer { vips_area_unref(UnsafeMutableRawPointer(blob).assumingMemoryBound(to: VipsArea.self)) }
+    var length = 0
+    guard let data = vips_blob_get(blob, &length) else { return [] }
+    return [UInt8](UnsafeRawBufferPointer(start: data, count: length))
+  }
+
+  /// Applies the embedded profile (or, when it is unusable, the built-in one for this
+  /// image's space) and drops it, so later steps see plain sRGB: through the shim's
+  /// in-process transform when it takes the image, else through libvips.
+  ///
+  /// Returns nil when libvips cannot apply any profile (as when none fits the bands);
+  /// throws when the pixels cannot be read.
+  func iccTransformedToSRGB() throws(VipsError) -> VipsImage? {
+    if let inProcess = try iccTransformedToSRGBInProcess() { return inProcess }
+    return try? iccTransformedToSRGBByLibvips()
+  }
+
+  /// The profile this image's ICC transform falls back on when its own is unusable.
+  private var fallbackInputProfile: String { interpretation == .cmyk ? "cmyk" : "srgb" }
+
+  /// The shim's ICC transform alone (`ColourTransform.c`): libvips's bytes, computed on
+  /// this thread into memory, with one lcms transform built per profile per process.
+  /// Nil when the image is not for it (samples not 8-bit, a profile space other than
+  /// grey, RGB or CMYK, no usable profile at all).
+  func iccTransformedToSRGBInProcess() throws(VipsError) -> VipsImage? {
+    var out: UnsafeMutablePointer<CVips.VipsImage>? = nil
+    let fallback = fallbackInputProfile
+    let status = withExtendedLifetime(self) {
+      cvips_icc_transform_to_srgb_cached(pointer, &out, fallback)
+    }
+    if status == 0, let out { return VipsImage(taking: out, source: source, anchors: anchors) }
+    guard status > 0 else {
+      throw VipsError.fromLibvips(operation: "icc_transform", source: source)
+    }
+    return nil
+  }
+
+  /// The ICC transform through libvips's `vips_icc_transform` always, then a copy without
+  /// the profile: the reference the in-process transform is checked against.
+  func iccTransformedToSRGBByLibvips() throws(VipsError) -> VipsImage {
+    let fallback = fallbackInputProfile
+    let transformed = try derive("icc_transform") { input, out in
+      cvips_icc_transform_embedded(input, out, "srgb", fallback)
+    }
+    let copy = try transformed.derive("copy") { input, out in cvips_copy(input, out) }
+    _ = vips_image_remove(copy.pointer, VIPS_META_ICC_NAME)
+    return copy
+  }
+
+  /// How many lcms transforms the in-process ICC transform has built in this process for
+  /// an input profile with these bytes: 1 however many images used it, unless the cache
+  /// evicted it and it was needed again.
+  static func iccTransformsBuilt(forProfile profile: [UInt8]) -> Int {
+    Int(profile.withUnsafeBytes { cvips_icc_transforms_built($0.baseAddress, $0.count) })
+  }
+}

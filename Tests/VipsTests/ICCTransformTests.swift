@@ -1,0 +1,192 @@
+import Dispatch
+import Foundation
+import TestFixtures
+import Testing
+
+@testable import Vips
+
+/// The shim's in-process ICC transform (`ColourTransform.c`) against libvips's own
+/// `vips_icc_transform`: the same bytes for every profile it takes, libvips's answer for
+/// every image it declines, and one lcms transform per profile however many images use it.
+@Suite("ICC transform in process")
+struct ICCTransformTests {
+  /// Expects the in-process result and libvips's to be the same image, byte for byte.
+  static func expectSame(_ ours: VipsImage, _ theirs: VipsImage, _ label: String) throws {
+    #expect(
+      (ours.width, ours.height, ours.bands) == (theirs.width, theirs.height, theirs.bands),
+      "\(label): \(ours.width)x\(ours.height)x\(ours.bands) against \(theirs.width)x\(theirs.height)x\(theirs.bands)"
+    )
+    #expect(ours.interpretation == theirs.interpretation, "\(label)")
+    #expect(ours.format == theirs.format, "\(label)")
+    #expect(!ours.hasICCProfile && !theirs.hasICCProfile, "\(label): a profile is left")
+    let (a, b) = (try ours.writePixels(), try theirs.writePixels())
+    guard a != b else { return }
+    let differing = zip(a, b).filter { $0 != $1 }.count
+    Issue.record("\(label): \(a.count) and \(b.count) samples, \(differing) differ")
+  }
+
+  /// Runs both transforms on `make()`'s image (made twice: a file opened for one pass is
+  /// read once by each) and expects the in-process one to take it and match.
+  static func expectTakenAndSame(_ label: String, _ make: () throws -> VipsImage) throws {
+    let inProcess = try make().iccTransformedToSRGBInProcess()
+    #expect(inProcess != nil, "\(label): the in-process transform declined")
+    guard let inProcess else { return }
+    try expectSame(inProcess, make().iccTransformedToSRGBByLibvips(), label)
+  }
+
+  /// A profile of its own for one test: libvips's built-in Display P3 with the creation
+  /// date (header bytes 24-35, which lcms does not read for a transform) set to `stamp`,
+  /// so that no other test shares its cache entry.
+  static func uniqueProfile(_ stamp: UInt8) throws -> [UInt8] {
+    var profile = try VipsImage.builtInICCProfile("p3")
+    for i in 24..<36 { profile[i] = stamp &+ UInt8(i) }
+    return profile
+  }
+
+  static let photosWithProfiles = Fixture.photos.filter {
+    (try? VipsImage(file: $0.path()).hasICCProfile) == true
+  }
+
+  @Test("the fixtures with a profile are the expected ones")
+  func fixturesWithProfiles() {
+    let names = Set(Self.photosWithProfiles.map(\.name))
+    // The made ones with alpha or 16 bits lose theirs: the tests below embed one.
+    #expect(names == ["astronaut.png", "chelsea.png", "hubble.jpg", "rocket.jpg", "hubble.tif"])
+  }
+
+  @Test(
+    "every fixture with an 8-bit profile: taken, the same bytes as libvips",
+    arguments: photosWithProfiles)
+  func fixturesSameAsLibvips(_ fixture: Fixture) throws {
+    let path = try fixture.path()
+    let probe = try VipsImage(file: path)
+    guard probe.format == .uchar, probe.bands - (probe.hasAlpha ? 1 : 0) >= 3 else {
+      // 16-bit, or grey with an RGB profile: the declined cases below.
+      #expect(try probe.iccTransformedToSRGBInProcess() == nil, "\(fixture)")
+      return
+    }
+    try Self.expectTakenAndSame(fixture.name) { try VipsImage(file: path) }
+    // And from memory, as a decode rotated by its EXIF orientation reaches it.
+    let inMemory = try VipsImage(file: path).materialized()
+    try Self.expectTakenAndSame("\(fixture) in memory") { inMemory }
+  }
+
+  @Test("libvips's built-in CMYK, Display P3 and sRGB profiles, with and without alpha")
+  func builtInProfiles() throws {
+    let cmyk = try VipsImage(file: Fixtures.path("coffee-cmyk.jpg")).materialized()
+    #expect(cmyk.interpretation == .cmyk && cmyk.bands == 4)
+    let cmykProfile = try VipsImage.builtInICCProfile("cmyk")
+    try Self.expectTakenAndSame("CMYK") { try cmyk.embeddingICCProfile(cmykProfile) }
+    // CMYK with a fifth band: the first four through the profile, the fifth kept.
+    let cmykAlpha = try cmyk.joiningBands(cmyk.extractingBands(2)).tagged(as: .cmyk)
+      .materialized()
+    try Self.expectTakenAndSame("CMYK and alpha") {
+      try cmykAlpha.embeddingICCProfile(cmykProfile)
+    }
+
+    let chelsea = try VipsImage(file: Fixtures.photo("chelsea.png")).materialized()
+    let rgba = try VipsImage(file: Fixtures.path("chelsea-roundmask-alpha.png")).materialized()
+    #expect(rgba.bands == 4 && rgba.hasAlpha)
+    let chelseaProfile = try #require(chelsea.iccProfile)
+    try Self.expectTakenAndSame("chelsea's own with alpha") {
+      try rgba.embeddingICCProfile(chelseaProfile)
+    }
+    for name in ["p3", "srgb"] {
+      let profile = try VipsImage.builtInICCProfile(name)
+      try Self.expectTakenAndSame(name) { try chelsea.embeddingICCProfile(profile) }
+      try Self.expectTakenAndSame("\(name) with alpha") { try rgba.embeddingICCProfile(profile) }
+    }
+  }
+
+  @Test("a profile of garbage bytes: libvips's built-in fallback, as libvips does")
+  func brokenProfileFallsBack() throws {
+    let garbage = (0..<3144).map { UInt8(truncatingIfNeeded: $0 &* 7919 % 251) }
+    let chelsea = try VipsImage(file: Fixtures.photo("chelsea.png")).materialized()
+    let cmyk = try VipsImage(file: Fixtures.path("coffee-cmyk.jpg")).materialized()
+    for (image, fallback) in [(chelsea, "srgb"), (cmyk, "cmyk")] {
+      try Self.expectTakenAndSame("garbage on \(fallback)") {
+        try image.embeddingICCProfile(garbage)
+      }
+      // Which is the transform with the fallback profile itself.
+      let fallbackProfile = try VipsImage.builtInICCProfile(fallback)
+      let ours = try #require(
+        try image.embeddingICCProfile(garbage).iccTransformedToSRGBInProcess())
+      let withFallback = try image.embeddingICCProfile(fallbackProfile)
+        .iccTransformedToSRGBByLibvips()
+      try Self.expectSame(ours, withFallback, "garbage on \(fallback) against \(fallback)")
+    }
+    // And the warning libvips gives for it, which the library keeps (no test else takes them).
+    _ = Vips.takeWarnings()
+    _ = try chelsea.embeddingICCProfile(garbage).iccTransformedToSRGBInProcess()
+    #expect(Vips.takeWarnings().contains("corrupt profile"))
+    _ = try chelsea.embeddingICCProfile(garbage).iccTransformedToSRGBByLibvips().writePixels()
+    #expect(Vips.takeWarnings().contains("corrupt profile"))
+    // An RGB profile on a CMYK image is unusable too: the CMYK fallback.
+    let rgbProfile = try #require(chelsea.iccProfile)
+    try Self.expectTakenAndSame("RGB profile on CMYK") { try cmyk.embeddingICCProfile(rgbProfile) }
+  }
+
+  @Test("declined: 16-bit samples, a profile with more bands than the image; libvips answers")
+  func declinedCasesKeepLibvipsAnswer() throws {
+    let astronaut = try VipsImage(file: Fixtures.photo("astronaut.png"))
+    let sixteen = try VipsImage(file: Fixtures.path("astronaut-16bit.png")).materialized()
+      .embeddingICCProfile(#require(astronaut.iccProfile))
+    #expect(sixteen.format == .ushort)
+    #expect(try sixteen.iccTransformedToSRGBInProcess() == nil)
+    try Self.expectSame(
+      sixteen.toSRGB(), sixteen.iccTransformedToSRGBByLibvips().castToUInt8(), "16-bit")
+
+    // One grey band and an RGB profile: no profile fits, libvips fails, and toSRGB goes
+    // on as for an image without one.
+    let chelsea = try VipsImage(file: Fixtures.photo("chelsea.png"))
+    let grey = try chelsea.extractingBands(1).tagged(as: .bw).materialized()
+    let tagged = try grey.embeddingICCProfile(#require(chelsea.iccProfile))
+    #expect(try tagged.iccTransformedToSRGBInProcess() == nil)
+    #expect(throws: VipsError.self) { try tagged.iccTransformedToSRGBByLibvips().writePixels() }
+    let (ours, plain) = (try tagged.toSRGB(), try grey.toSRGB())
+    #expect(ours.bands == 3 && ours.interpretation == .srgb)
+    #expect(try ours.writePixels() == plain.writePixels(), "grey with an RGB profile")
+  }
+
+  @Test("one transform per profile: built once for two photos, once more for another")
+  func transformsAreCachedPerProfile() throws {
+    let first = try Self.uniqueProfile(101)
+    let second = try Self.uniqueProfile(202)
+    #expect(VipsImage.iccTransformsBuilt(forProfile: first) == 0)
+    for name in ["chelsea.png", "rocket.jpg"] {
+      let photo = try VipsImage(file: Fixtures.photo(name)).embeddingICCProfile(first)
+      #expect(try photo.iccTransformedToSRGBInProcess() != nil, "\(name)")
+    }
+    #expect(VipsImage.iccTransformsBuilt(forProfile: first) == 1)
+    #expect(VipsImage.iccTransformsBuilt(forProfile: second) == 0)
+    let other = try VipsImage(file: Fixtures.photo("astronaut.png")).embeddingICCProfile(second)
+    #expect(try other.iccTransformedToSRGBInProcess() != nil)
+    #expect(VipsImage.iccTransformsBuilt(forProfile: second) == 1)
+    #expect(VipsImage.iccTransformsBuilt(forProfile: first) == 1)
+  }
+
+  @Test("one transform shared by threads: each result the same as libvips's, built once")
+  func sharedAcrossThreads() throws {
+    let profile = try Self.uniqueProfile(33)
+    let image = try VipsImage(file: Fixtures.photo("hubble.jpg")).materialized()
+      .embeddingICCProfile(profile).materialized()
+    let expected = try image.iccTransformedToSRGBByLibvips().writePixels()
+    let results = Results(count: 8)
+    DispatchQueue.concurrentPerform(iterations: 8) { i in
+      results.set(i, (try? image.iccTransformedToSRGBInProcess()?.writePixels()) ?? nil)
+    }
+    for (i, pixels) in results.all.enumerated() {
+      #expect(pixels == expected, "thread \(i)")
+    }
+    #expect(VipsImage.iccTransformsBuilt(forProfile: profile) == 1)
+  }
+}
+
+/// Each thread's pixels, kept under a lock.
+private final class Results: @unchecked Sendable {
+  private let lock = NSLock()
+  private var values: [[UInt8]?]
+  init(count: Int) { values = Array(repeating: nil, count: count) }
+  func set(_ i: Int, _ value: [UInt8]?) { lock.withLock { values[i] = value } }
+  var all: [[UInt8]?] { lock.withLock { values } }
+}
