@@ -77,9 +77,11 @@ struct PhotoLoadingTests {
     var failures: [String] { tally.counts.withLock { $0.failures } }
 
     /// Waits until `ends` ends have been delivered both ways. Polls with no bound of its
-    /// own: the suite's time limit ends a test whose ends never come.
+    /// own: the suite's time limit ends a test whose ends never come (it cancels the
+    /// test's task, and the wait stops there rather than spinning on a sleep that
+    /// returns at once once cancelled).
     func waitFor(_ ends: Int) async {
-      while events < ends || notifications < ends {
+      while events < ends || notifications < ends, !Task.isCancelled {
         try? await Task.sleep(for: .milliseconds(5))
       }
     }
