@@ -355,9 +355,11 @@ static int shrinks_in_memory(VipsImage *in, double *hscale, double *vscale) {
   return 1;
 }
 
-/* A `width` x `height` memory image with `in`'s header and metadata, its pixels
- * allocated for the caller to fill (as vips_resize's output carries its input's). */
-static VipsImage *memory_image_like(VipsImage *in, int width, int height) {
+/* A `width` x `height` memory image of `format` samples with `in`'s other header fields
+ * and metadata, its pixels allocated for the caller to fill (as vips_resize's output
+ * carries its input's). */
+static VipsImage *memory_image_like(VipsImage *in, int width, int height,
+                                    VipsBandFormat format) {
   VipsImage *image = vips_image_new_memory();
   if (vips_image_pipelinev(image, VIPS_DEMAND_STYLE_ANY, in, NULL)) {
     g_object_unref(image);
@@ -365,6 +367,7 @@ static VipsImage *memory_image_like(VipsImage *in, int width, int height) {
   }
   image->Xsize = width;
   image->Ysize = height;
+  image->BandFmt = format;
   if (vips_image_write_prepare(image)) {
     g_object_unref(image);
     return NULL;
@@ -556,39 +559,82 @@ static float *reduce_columns_float(const float *in, int width, int rows, int ban
   return out;
 }
 
-int cvips_resize_premultiplied_uchar_in_memory(VipsImage *in, VipsImage **out, double hscale,
-                                               double vscale) {
-  *out = NULL;
+/* vips_premultiply then vips_resize (float) of an 8-bit image with alpha: the
+ * premultiplied floats, `*width` x `*height` pixels of in->Bands samples, for the caller
+ * to free. Returns 1 (and *pixels NULL) when `in` is not for this path. */
+int cvips_resize_premultiplied_float_pixels(VipsImage *in, double hscale, double vscale,
+                                            float **pixels, int *width, int *height) {
+  *pixels = NULL;
   /* libvips takes 65535 as opaque for images tagged 16-bit, whatever their format. */
   if (in->Type == VIPS_INTERPRETATION_RGB16 || in->Type == VIPS_INTERPRETATION_GREY16 ||
       in->Bands < 2 || !shrinks_in_memory(in, &hscale, &vscale))
     return 1;
   const int bands = in->Bands;
-  int width = in->Xsize;
-  int height = in->Ysize;
+  int w = in->Xsize;
+  int h = in->Ysize;
 
-  const size_t rowSamples = (size_t)width * bands;
-  float *pixels = NULL;
+  const size_t rowSamples = (size_t)w * bands;
+  float *floats = NULL;
   if (vscale < 1.0) {
     float *scratch = malloc(sizeof(float) * rowSamples);
     if (!scratch) goto oom;
     FloatRows source = {NULL, (const uint8_t *)in->data, bands, scratch};
-    pixels = reduce_rows_float(source, (int)rowSamples, height, 1.0 / vscale, &height);
+    floats = reduce_rows_float(source, (int)rowSamples, h, 1.0 / vscale, &h);
     free(scratch);
   } else {
-    pixels = malloc(sizeof(float) * rowSamples * height);
-    for (int y = 0; pixels && y < height; y++)
-      premultiply_row((const uint8_t *)in->data + y * rowSamples, pixels + y * rowSamples,
+    floats = malloc(sizeof(float) * rowSamples * h);
+    for (int y = 0; floats && y < h; y++)
+      premultiply_row((const uint8_t *)in->data + y * rowSamples, floats + y * rowSamples,
                       (int)rowSamples, bands);
   }
-  if (!pixels) goto oom;
+  if (!floats) goto oom;
   if (hscale < 1.0) {
-    float *next = reduce_columns_float(pixels, width, height, bands, 1.0 / hscale, &width);
-    free(pixels);
-    if (!(pixels = next)) goto oom;
+    float *next = reduce_columns_float(floats, w, h, bands, 1.0 / hscale, &w);
+    free(floats);
+    if (!(floats = next)) goto oom;
   }
+  *pixels = floats;
+  *width = w;
+  *height = h;
+  return 0;
 
-  VipsImage *image = memory_image_like(in, width, height);
+oom:
+  vips_error("resize", "out of memory resizing a %dx%d image", in->Xsize, in->Ysize);
+  return -1;
+}
+
+int cvips_resize_premultiplied_float_in_memory(VipsImage *in, VipsImage **out, double hscale,
+                                               double vscale) {
+  float *pixels;
+  int width, height;
+  *out = NULL;
+  const int status =
+      cvips_resize_premultiplied_float_pixels(in, hscale, vscale, &pixels, &width, &height);
+  if (status) return status;
+  /* As vips_premultiply's output: float samples, the input's interpretation. */
+  VipsImage *image = memory_image_like(in, width, height, VIPS_FORMAT_FLOAT);
+  if (!image) {
+    free(pixels);
+    return -1;
+  }
+  const size_t rowBytes = sizeof(float) * (size_t)width * in->Bands;
+  for (int y = 0; y < height; y++)
+    memcpy(VIPS_IMAGE_ADDR(image, 0, y), (const uint8_t *)pixels + y * rowBytes, rowBytes);
+  free(pixels);
+  *out = image;
+  return 0;
+}
+
+int cvips_resize_premultiplied_uchar_in_memory(VipsImage *in, VipsImage **out, double hscale,
+                                               double vscale) {
+  float *pixels;
+  int width, height;
+  *out = NULL;
+  const int status =
+      cvips_resize_premultiplied_float_pixels(in, hscale, vscale, &pixels, &width, &height);
+  if (status) return status;
+  const int bands = in->Bands;
+  VipsImage *image = memory_image_like(in, width, height, in->BandFmt);
   if (!image) {
     free(pixels);
     return -1;
@@ -612,6 +658,40 @@ int cvips_resize_premultiplied_uchar_in_memory(VipsImage *in, VipsImage **out, d
   free(pixels);
   *out = image;
   return 0;
+}
+
+/* vips_resize of an 8-bit image held in memory: `*width` x `*height` pixels of
+ * in->Bands bytes, for the caller to free. Returns 1 (and *pixels NULL) when `in` is
+ * not for this path. */
+int cvips_resize_uchar_pixels(VipsImage *in, double hscale, double vscale, uint8_t **pixels,
+                              int *width, int *height) {
+  *pixels = NULL;
+  if (!shrinks_in_memory(in, &hscale, &vscale)) return 1; /* the caller uses vips_resize */
+  const int bands = in->Bands;
+  int w = in->Xsize;
+  int h = in->Ysize;
+
+  uint8_t *vertical = NULL;
+  if (vscale < 1.0) {
+    vertical = reduce_rows((const uint8_t *)in->data, w * bands, h, 1.0 / vscale, &h);
+    if (!vertical) goto oom;
+  }
+  uint8_t *result = vertical;
+  if (hscale < 1.0) {
+    result = reduce_columns(vertical ? vertical : (const uint8_t *)in->data, w, h, bands,
+                            1.0 / hscale, &w);
+    free(vertical);
+    if (!result) goto oom;
+  } else if (!vertical) {
+    /* Neither axis shrinks: a copy. */
+    const size_t size = (size_t)w * bands * h;
+    if (!(result = malloc(size))) goto oom;
+    memcpy(result, in->data, size);
+  }
+  *pixels = result;
+  *width = w;
+  *height = h;
+  return 0;
 
 oom:
   vips_error("resize", "out of memory resizing a %dx%d image", in->Xsize, in->Ysize);
@@ -619,42 +699,20 @@ oom:
 }
 
 int cvips_resize_uchar_in_memory(VipsImage *in, VipsImage **out, double hscale, double vscale) {
+  uint8_t *pixels;
+  int width, height;
   *out = NULL;
-  if (!shrinks_in_memory(in, &hscale, &vscale)) return 1; /* the caller uses vips_resize */
-  const uint8_t *pixels = (const uint8_t *)in->data;
-  const int bands = in->Bands;
-  int width = in->Xsize;
-  int height = in->Ysize;
-
-  uint8_t *vertical = NULL;
-  if (vscale < 1.0) {
-    vertical = reduce_rows(pixels, width * bands, height, 1.0 / vscale, &height);
-    if (!vertical) goto oom;
-    pixels = vertical;
-  }
-  uint8_t *horizontal = NULL;
-  if (hscale < 1.0) {
-    horizontal = reduce_columns(pixels, width, height, bands, 1.0 / hscale, &width);
-    if (!horizontal) goto oom;
-    pixels = horizontal;
-  }
-
-  VipsImage *image = memory_image_like(in, width, height);
+  const int status = cvips_resize_uchar_pixels(in, hscale, vscale, &pixels, &width, &height);
+  if (status) return status;
+  VipsImage *image = memory_image_like(in, width, height, in->BandFmt);
   if (!image) {
-    free(vertical);
-    free(horizontal);
+    free(pixels);
     return -1;
   }
-  const size_t rowBytes = (size_t)width * bands;
+  const size_t rowBytes = (size_t)width * in->Bands;
   for (int y = 0; y < height; y++)
     memcpy(VIPS_IMAGE_ADDR(image, 0, y), pixels + y * rowBytes, rowBytes);
-  free(vertical);
-  free(horizontal);
+  free(pixels);
   *out = image;
   return 0;
-
-oom:
-  free(vertical);
-  vips_error("resize", "out of memory resizing a %dx%d image", in->Xsize, in->Ysize);
-  return -1;
 }
