@@ -229,17 +229,36 @@ static uint8_t *miniature_rgb(const void *pixels, int count, int bands, int grey
   return rgb;
 }
 
+/* Copies the packed pixels of memory image `image` into a new buffer `*pixels`. */
+static int take_pixels(VipsImage *image, void **pixels, int *width, int *height) {
+  const size_t line = VIPS_IMAGE_SIZEOF_LINE(image);
+  if (!(*pixels = malloc(line * (size_t)image->Ysize))) {
+    vips_error("smartcrop", "out of memory");
+    return -1;
+  }
+  for (int y = 0; y < image->Ysize; y++)
+    memcpy((uint8_t *)*pixels + y * line, VIPS_IMAGE_ADDR(image, 0, y), line);
+  *width = image->Xsize;
+  *height = image->Ysize;
+  return 0;
+}
+
 /* The 32x32 miniature: Resample.c's, or vips_resize's (upsizing, or an image not in
- * memory) read back into memory. `*pixels` is for the caller to free. */
+ * memory) read back into memory. 8-bit, or premultiplied floats when `alpha`.
+ * `*pixels` is for the caller to free. */
 static int make_miniature(VipsImage *in, double hscale, double vscale, int alpha, void **pixels,
                           int *width, int *height) {
-  int status = alpha ? cvips_resize_premultiplied_float_pixels(in, hscale, vscale,
-                                                                (float **)pixels, width, height)
-                     : cvips_resize_uchar_pixels(in, hscale, vscale, (uint8_t **)pixels, width,
-                                                 height);
-  if (status <= 0) return status;
   VipsObject *scope = VIPS_OBJECT(vips_image_new());
-  VipsImage **t = (VipsImage **)vips_object_local_array(scope, 3);
+  VipsImage **t = (VipsImage **)vips_object_local_array(scope, 4);
+  int status;
+  if (alpha) {
+    status = cvips_resize_premultiplied_float_pixels(in, hscale, vscale, (float **)pixels, width,
+                                                     height);
+  } else {
+    status = cvips_resize_uchar_in_memory(in, &t[3], hscale, vscale);
+    if (status == 0) status = take_pixels(t[3], pixels, width, height);
+  }
+  if (status <= 0) goto done;
   VipsImage *source = in;
   status = -1;
   if (alpha) {
@@ -254,14 +273,7 @@ static int make_miniature(VipsImage *in, double hscale, double vscale, int alpha
     vips_error("smartcrop", "unexpected miniature format");
     goto done;
   }
-  const size_t bytes = VIPS_IMAGE_SIZEOF_LINE(t[2]) * (size_t)t[2]->Ysize;
-  if (!(*pixels = malloc(bytes))) goto done;
-  for (int y = 0; y < t[2]->Ysize; y++)
-    memcpy((uint8_t *)*pixels + y * VIPS_IMAGE_SIZEOF_LINE(t[2]), VIPS_IMAGE_ADDR(t[2], 0, y),
-           VIPS_IMAGE_SIZEOF_LINE(t[2]));
-  *width = t[2]->Xsize;
-  *height = t[2]->Ysize;
-  status = 0;
+  status = take_pixels(t[2], pixels, width, height);
 done:
   g_object_unref(scope);
   return status;

@@ -15,6 +15,7 @@
 #include "CVipsShim.h"
 
 #include <math.h>
+#include <pthread.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -119,7 +120,8 @@ static inline uint64_t box_reciprocal(uint32_t factor) {
 /* vips_shrinkv with ceil: the mean of each run of `factor` rows (the last row repeated
  * past the end), rounded half up. */
 VECTOR_CLONES
-static uint8_t *shrink_rows(const uint8_t *in, int rowBytes, int rows, int factor, int *outRows) {
+static uint8_t *shrink_rows(const uint8_t *in, size_t stride, int rowBytes, int rows, int factor,
+                            int *outRows) {
   const int count = (int)ceil((double)rows / factor);
   const uint64_t reciprocal = box_reciprocal(factor);
   uint8_t *out = malloc((size_t)rowBytes * count);
@@ -132,7 +134,7 @@ static uint8_t *shrink_rows(const uint8_t *in, int rowBytes, int rows, int facto
   for (int y = 0; y < count; y++) {
     memset(sum, 0, sizeof(uint32_t) * (size_t)rowBytes);
     for (int k = 0; k < factor; k++) {
-      const uint8_t *row = in + (size_t)clamp_index(y * factor + k, rows) * rowBytes;
+      const uint8_t *row = in + (size_t)clamp_index(y * factor + k, rows) * stride;
       for (int z = 0; z < rowBytes; z++) sum[z] += row[z];
     }
     uint8_t *q = out + (size_t)y * rowBytes;
@@ -143,33 +145,36 @@ static uint8_t *shrink_rows(const uint8_t *in, int rowBytes, int rows, int facto
   return out;
 }
 
-/* vips_shrinkh with ceil, across each row of `width` pixels of `bands` samples. */
+/* vips_shrinkh with ceil, across rows of an image `width` pixels wide of `bands`
+ * samples: the boxes `first` to `first + count - 1` of each row, read from `in`, which
+ * holds the row's pixels from column `first * factor` on (every pixel those boxes
+ * read), one row every `inWidth` pixels. */
 VECTOR_CLONES
-static uint8_t *shrink_columns(const uint8_t *in, int width, int rows, int bands, int factor,
-                               int *outWidth) {
-  const int count = (int)ceil((double)width / factor);
+static uint8_t *shrink_columns(const uint8_t *in, int inWidth, int width, int rows, int bands,
+                               int factor, int first, int count) {
   const int whole = width / factor; /* boxes with no pixel past the edge */
+  const int origin = first * factor;
   const uint64_t reciprocal = box_reciprocal(factor);
   uint8_t *out = malloc((size_t)count * bands * rows);
   if (!out) return NULL;
   for (int y = 0; y < rows; y++) {
-    const uint8_t *row = in + (size_t)y * width * bands;
+    const uint8_t *row = in + (size_t)y * inWidth * bands;
     uint8_t *q = out + (size_t)y * count * bands;
-    for (int x = 0; x < count; x++) {
+    for (int o = 0; o < count; o++) {
+      const int x = first + o;
       for (int b = 0; b < bands; b++) {
         uint32_t sum = 0;
         if (x < whole) {
-          const uint8_t *p = row + (size_t)x * factor * bands + b;
+          const uint8_t *p = row + (size_t)(x * factor - origin) * bands + b;
           for (int k = 0; k < factor; k++) sum += p[k * bands];
         } else {
           for (int k = 0; k < factor; k++)
-            sum += row[clamp_index(x * factor + k, width) * bands + b];
+            sum += row[(clamp_index(x * factor + k, width) - origin) * bands + b];
         }
-        q[x * bands + b] = (uint8_t)box_mean(sum, factor, reciprocal);
+        q[o * bands + b] = (uint8_t)box_mean(sum, factor, reciprocal);
       }
     }
   }
-  *outWidth = count;
   return out;
 }
 
@@ -210,27 +215,29 @@ static int *sample_positions(const ReducePlan *plan) {
   return positions;
 }
 
-/* vips_reducev: rows of `rowBytes` samples. Takes ownership of nothing. */
+/* vips_reducev: rows of `rowBytes` samples, one every `stride` bytes of `in`; only
+ * output rows `y0` to `y1 - 1` are made (the others of the whole output are skipped,
+ * their positions still counted). Takes ownership of nothing. */
 VECTOR_CLONES
-static uint8_t *reduce_rows(const uint8_t *in, int rowBytes, int rows, double shrink,
-                            int *outRows) {
+static uint8_t *reduce_rows(const uint8_t *in, size_t stride, int rowBytes, int rows,
+                            double shrink, int y0, int y1) {
   ReducePlan plan = reduce_plan(rows, shrink);
   uint8_t *boxed = NULL;
   if (plan.box > 1) {
-    boxed = shrink_rows(in, rowBytes, rows, plan.box, &rows);
+    boxed = shrink_rows(in, stride, rowBytes, rows, plan.box, &rows);
     if (!boxed) return NULL;
     in = boxed;
+    stride = (size_t)rowBytes;
   }
   if (plan.shrink == 1.0) {
-    if (!boxed) {
-      boxed = malloc((size_t)rowBytes * rows);
-      if (boxed) memcpy(boxed, in, (size_t)rowBytes * rows);
-    }
-    *outRows = rows;
-    return boxed;
+    uint8_t *out = malloc((size_t)rowBytes * (y1 - y0));
+    for (int y = y0; out && y < y1; y++)
+      memcpy(out + (size_t)(y - y0) * rowBytes, in + (size_t)y * stride, (size_t)rowBytes);
+    free(boxed);
+    return out;
   }
   int *tables = coefficient_tables(plan.points, plan.shrink);
-  uint8_t *out = malloc((size_t)rowBytes * plan.size);
+  uint8_t *out = malloc((size_t)rowBytes * (y1 - y0));
   int32_t *sum = malloc(sizeof(int32_t) * (size_t)rowBytes);
   if (!tables || !out || !sum) {
     free(tables);
@@ -241,94 +248,127 @@ static uint8_t *reduce_rows(const uint8_t *in, int rowBytes, int rows, double sh
   }
   const int margin = (int)ceil(plan.points / 2.0) - 1;
   double position = 0.5 * plan.shrink - 0.5 - plan.offset;
-  for (int y = 0; y < plan.size; y++, position += plan.shrink) {
+  for (int y = 0; y < y1; y++, position += plan.shrink) {
+    if (y < y0) continue;
     int first, phase;
     sample_position(position, &first, &phase);
     const int *c = tables + phase * plan.points;
     memset(sum, 0, sizeof(int32_t) * (size_t)rowBytes);
     for (int i = 0; i < plan.points; i++) {
-      const uint8_t *row = in + (size_t)clamp_index(first + i - margin, rows) * rowBytes;
+      const uint8_t *row = in + (size_t)clamp_index(first + i - margin, rows) * stride;
       const int weight = c[i];
       for (int z = 0; z < rowBytes; z++) sum[z] += weight * row[z];
     }
-    uint8_t *q = out + (size_t)y * rowBytes;
+    uint8_t *q = out + (size_t)(y - y0) * rowBytes;
     for (int z = 0; z < rowBytes; z++) q[z] = fixed_to_byte(sum[z]);
   }
   free(tables);
   free(sum);
   free(boxed);
-  *outRows = plan.size;
   return out;
 }
 
-/* One row of vips_reduceh for a fixed band count, so the compiler unrolls the bands. */
+/* The columns after a horizontal pass's box shrink that its output columns `x0` to
+ * `x1 - 1` read, `*lo` to `*hi`, for an image `width` pixels wide. */
+static void column_span(const ReducePlan *plan, int width, int x0, int x1, int *lo, int *hi) {
+  const int boxedWidth = plan->box > 1 ? (int)ceil((double)width / plan->box) : width;
+  if (plan->shrink == 1.0) {
+    *lo = x0;
+    *hi = x1 - 1;
+    return;
+  }
+  const int margin = (int)ceil(plan->points / 2.0) - 1;
+  double position = 0.5 * plan->shrink - 0.5 - plan->offset;
+  int first = 0, phase;
+  for (int x = 0; x < x1; x++, position += plan->shrink) {
+    sample_position(position, &first, &phase);
+    if (x == x0) *lo = first - margin < 0 ? 0 : first - margin;
+  }
+  *hi = first - margin + plan->points - 1;
+  if (*hi > boxedWidth - 1) *hi = boxedWidth - 1;
+}
+
+/* One row of vips_reduceh for a fixed band count, so the compiler unrolls the bands:
+ * output columns x0 to x1 - 1, reading the row's columns from `base` on. */
 #define REDUCE_ROW(BANDS)                                                                  \
-  for (int x = 0; x < size; x++) {                                                         \
+  for (int x = x0; x < x1; x++) {                                                          \
     const int *c = tables + phases[x] * points;                                            \
     int32_t acc[BANDS] = {0};                                                              \
     const int start = firsts[x] - margin;                                                  \
     if (start >= 0 && start + points <= width) {                                           \
-      const uint8_t *p = row + start * (BANDS);                                            \
+      const uint8_t *p = row + (start - base) * (BANDS);                                   \
       for (int i = 0; i < points; i++)                                                     \
         for (int b = 0; b < (BANDS); b++) acc[b] += c[i] * p[i * (BANDS) + b];             \
     } else {                                                                               \
       for (int i = 0; i < points; i++) {                                                   \
-        const uint8_t *p = row + clamp_index(start + i, width) * (BANDS);                  \
+        const uint8_t *p = row + (clamp_index(start + i, width) - base) * (BANDS);         \
         for (int b = 0; b < (BANDS); b++) acc[b] += c[i] * p[b];                           \
       }                                                                                    \
     }                                                                                      \
-    for (int b = 0; b < (BANDS); b++) q[x * (BANDS) + b] = fixed_to_byte(acc[b]);          \
+    for (int b = 0; b < (BANDS); b++) q[(x - x0) * (BANDS) + b] = fixed_to_byte(acc[b]);   \
   }
 
-/* vips_reduceh: rows of `width` pixels of `bands` samples. */
+/* vips_reduceh of an image `width` pixels wide, `bands` samples each: output columns
+ * `x0` to `x1 - 1`. `in` holds what they read (see column_span): its rows are
+ * `inWidth` pixels, from column `origin` of the image on. */
 VECTOR_CLONES
-static uint8_t *reduce_columns(const uint8_t *in, int width, int rows, int bands, double shrink,
-                               int *outWidth) {
+static uint8_t *reduce_columns(const uint8_t *in, int inWidth, int origin, int width, int rows,
+                               int bands, double shrink, int x0, int x1) {
   ReducePlan plan = reduce_plan(width, shrink);
+  int lo, hi;
+  column_span(&plan, width, x0, x1, &lo, &hi);
+  int base = origin; /* the column of `in`'s first pixel, in the pass's input */
   uint8_t *boxed = NULL;
   if (plan.box > 1) {
-    boxed = shrink_columns(in, width, rows, bands, plan.box, &width);
+    boxed = shrink_columns(in, inWidth, width, rows, bands, plan.box, lo, hi - lo + 1);
     if (!boxed) return NULL;
     in = boxed;
+    inWidth = hi - lo + 1;
+    base = lo;
+    width = (int)ceil((double)width / plan.box);
+  }
+  const int count = x1 - x0;
+  uint8_t *out = malloc((size_t)count * bands * rows);
+  if (!out) {
+    free(boxed);
+    return NULL;
   }
   if (plan.shrink == 1.0) {
-    if (!boxed) {
-      boxed = malloc((size_t)width * bands * rows);
-      if (boxed) memcpy(boxed, in, (size_t)width * bands * rows);
-    }
-    *outWidth = width;
-    return boxed;
+    for (int y = 0; y < rows; y++)
+      memcpy(out + (size_t)y * count * bands, in + ((size_t)y * inWidth + (x0 - base)) * bands,
+             (size_t)count * bands);
+    free(boxed);
+    return out;
   }
   const int points = plan.points;
-  const int size = plan.size;
   const int margin = (int)ceil(points / 2.0) - 1;
   int *tables = coefficient_tables(points, plan.shrink);
   int *firsts = sample_positions(&plan);
-  const int *phases = firsts + size;
-  uint8_t *out = malloc((size_t)size * bands * rows);
-  if (!tables || !firsts || !out) {
+  if (!tables || !firsts) {
     free(tables);
     free(firsts);
     free(out);
     free(boxed);
     return NULL;
   }
+  const int *phases = firsts + plan.size;
   for (int y = 0; y < rows; y++) {
-    const uint8_t *row = in + (size_t)y * width * bands;
-    uint8_t *q = out + (size_t)y * size * bands;
+    const uint8_t *row = in + (size_t)y * inWidth * bands;
+    uint8_t *q = out + (size_t)y * count * bands;
     switch (bands) {
     case 1: REDUCE_ROW(1) break;
     case 2: REDUCE_ROW(2) break;
     case 3: REDUCE_ROW(3) break;
     case 4: REDUCE_ROW(4) break;
     default:
-      for (int x = 0; x < size; x++) {
+      for (int x = x0; x < x1; x++) {
         const int *c = tables + phases[x] * points;
         const int start = firsts[x] - margin;
         for (int b = 0; b < bands; b++) {
           int32_t acc = 0;
-          for (int i = 0; i < points; i++) acc += c[i] * row[clamp_index(start + i, width) * bands + b];
-          q[x * bands + b] = fixed_to_byte(acc);
+          for (int i = 0; i < points; i++)
+            acc += c[i] * row[(clamp_index(start + i, width) - base) * bands + b];
+          q[(x - x0) * bands + b] = fixed_to_byte(acc);
         }
       }
     }
@@ -336,7 +376,6 @@ static uint8_t *reduce_columns(const uint8_t *in, int width, int rows, int bands
   free(tables);
   free(firsts);
   free(boxed);
-  *outWidth = size;
   return out;
 }
 
@@ -381,10 +420,33 @@ static VipsImage *memory_image_like(VipsImage *in, int width, int height,
 
 /* vips_premultiply (max alpha 255) of one row: colour x (alpha / 255) in float, alpha
  * kept. */
+/* alpha / 255 for each alpha, as the float libvips computes per pixel. */
+static float alpha_fractions[256];
+static pthread_once_t alpha_fractions_once = PTHREAD_ONCE_INIT;
+static void make_alpha_fractions(void) {
+  for (int alpha = 0; alpha < 256; alpha++)
+    alpha_fractions[alpha] = (float)((double)alpha / 255.0);
+}
+
+typedef double double4 __attribute__((vector_size(32)));
+typedef float float4 __attribute__((vector_size(16)));
+
 static void premultiply_row(const uint8_t *in, float *out, int samples, int bands) {
+  pthread_once(&alpha_fractions_once, make_alpha_fractions);
+  if (bands == 4) {
+    /* RGBA: one pixel a vector; alpha x 1 stays alpha. */
+    for (int p = 0; p < samples; p += 4) {
+      const float fraction = alpha_fractions[in[p + 3]];
+      const float4 scale = {fraction, fraction, fraction, 1};
+      const float4 pixel = {in[p], in[p + 1], in[p + 2], in[p + 3]};
+      const float4 result = pixel * scale;
+      memcpy(out + p, &result, sizeof result);
+    }
+    return;
+  }
   for (int p = 0; p < samples; p += bands) {
     const uint8_t alpha = in[p + bands - 1];
-    const float scale = (float)((double)alpha / 255.0);
+    const float scale = alpha_fractions[alpha];
     for (int b = 0; b < bands - 1; b++) out[p + b] = in[p + b] * scale;
     out[p + bands - 1] = alpha;
   }
@@ -539,6 +601,20 @@ static float *reduce_columns_float(const float *in, int width, int rows, int ban
       const double *c = tables + phases[x] * points;
       const int start = firsts[x] - margin;
       const int inside = start >= 0 && start + points <= width;
+      if (inside && bands == 4) {
+        /* RGBA: the four bands' sums side by side, each in the scalar loop's order. */
+        const float *p = row + start * 4;
+        double4 sum = {0, 0, 0, 0};
+        for (int i = 0; i < points; i++) {
+          float4 pixel;
+          memcpy(&pixel, p + i * 4, sizeof pixel);
+          const double4 weight = {c[i], c[i], c[i], c[i]};
+          sum += weight * __builtin_convertvector(pixel, double4);
+        }
+        const float4 result = __builtin_convertvector(sum, float4);
+        memcpy(q + x * 4, &result, sizeof result);
+        continue;
+      }
       for (int b = 0; b < bands; b++) {
         double sum = 0;
         if (inside) {
@@ -660,59 +736,82 @@ int cvips_resize_premultiplied_uchar_in_memory(VipsImage *in, VipsImage **out, d
   return 0;
 }
 
-/* vips_resize of an 8-bit image held in memory: `*width` x `*height` pixels of
- * in->Bands bytes, for the caller to free. Returns 1 (and *pixels NULL) when `in` is
- * not for this path. */
-int cvips_resize_uchar_pixels(VipsImage *in, double hscale, double vscale, uint8_t **pixels,
-                              int *width, int *height) {
-  *pixels = NULL;
-  if (!shrinks_in_memory(in, &hscale, &vscale)) return 1; /* the caller uses vips_resize */
-  const int bands = in->Bands;
-  int w = in->Xsize;
-  int h = in->Ysize;
-
-  uint8_t *vertical = NULL;
-  if (vscale < 1.0) {
-    vertical = reduce_rows((const uint8_t *)in->data, w * bands, h, 1.0 / vscale, &h);
-    if (!vertical) goto oom;
-  }
-  uint8_t *result = vertical;
-  if (hscale < 1.0) {
-    result = reduce_columns(vertical ? vertical : (const uint8_t *)in->data, w, h, bands,
-                            1.0 / hscale, &w);
-    free(vertical);
-    if (!result) goto oom;
-  } else if (!vertical) {
-    /* Neither axis shrinks: a copy. */
-    const size_t size = (size_t)w * bands * h;
-    if (!(result = malloc(size))) goto oom;
-    memcpy(result, in->data, size);
-  }
-  *pixels = result;
-  *width = w;
-  *height = h;
-  return 0;
-
-oom:
-  vips_error("resize", "out of memory resizing a %dx%d image", in->Xsize, in->Ysize);
-  return -1;
+/* The length vips_resize gives `length` pixels at `scale` (at most 1). */
+static int resized_length(int length, double scale) {
+  return scale < 1.0 ? reduce_plan(length, 1.0 / scale).size : length;
 }
 
 int cvips_resize_uchar_in_memory(VipsImage *in, VipsImage **out, double hscale, double vscale) {
-  uint8_t *pixels;
-  int width, height;
   *out = NULL;
-  const int status = cvips_resize_uchar_pixels(in, hscale, vscale, &pixels, &width, &height);
-  if (status) return status;
-  VipsImage *image = memory_image_like(in, width, height, in->BandFmt);
-  if (!image) {
-    free(pixels);
+  if (!shrinks_in_memory(in, &hscale, &vscale)) return 1; /* the caller uses vips_resize */
+  return cvips_resize_uchar_in_memory_window(in, out, hscale, vscale, 0, 0,
+                                             resized_length(in->Xsize, hscale),
+                                             resized_length(in->Ysize, vscale));
+}
+
+int cvips_resize_uchar_in_memory_window(VipsImage *in, VipsImage **out, double hscale,
+                                        double vscale, int left, int top, int width,
+                                        int height) {
+  *out = NULL;
+  if (!shrinks_in_memory(in, &hscale, &vscale)) return 1; /* the caller uses vips_resize */
+  const int bands = in->Bands;
+  const int fullWidth = resized_length(in->Xsize, hscale);
+  const int fullHeight = resized_length(in->Ysize, vscale);
+  if (left < 0 || top < 0 || width <= 0 || height <= 0 || left + width > fullWidth ||
+      top + height > fullHeight) {
+    vips_error("resize", "the window %dx%d at (%d, %d) is not inside the %dx%d resize", width,
+               height, left, top, fullWidth, fullHeight);
     return -1;
   }
-  const size_t rowBytes = (size_t)width * in->Bands;
+  /* The input columns the window reads (its own when the width is kept). */
+  int origin = left, span = width;
+  if (hscale < 1.0) {
+    ReducePlan plan = reduce_plan(in->Xsize, 1.0 / hscale);
+    int lo, hi;
+    column_span(&plan, in->Xsize, left, left + width, &lo, &hi);
+    origin = lo * plan.box;
+    const int end = (hi + 1) * plan.box;
+    span = (end < in->Xsize ? end : in->Xsize) - origin;
+  }
+  const size_t spanBytes = (size_t)span * bands;
+  const uint8_t *pixels = VIPS_IMAGE_ADDR(in, origin, 0);
+  size_t stride = VIPS_IMAGE_SIZEOF_LINE(in);
+  uint8_t *vertical = NULL;
+  if (vscale < 1.0) {
+    vertical = reduce_rows(pixels, stride, (int)spanBytes, in->Ysize, 1.0 / vscale, top,
+                           top + height);
+  } else {
+    /* Rows kept: the window's rows, packed, for the horizontal pass. */
+    vertical = malloc(spanBytes * height);
+    for (int y = 0; vertical && y < height; y++)
+      memcpy(vertical + y * spanBytes, pixels + (size_t)(top + y) * stride, spanBytes);
+  }
+  if (!vertical) goto oom;
+  pixels = vertical;
+  uint8_t *horizontal = NULL;
+  if (hscale < 1.0) {
+    horizontal = reduce_columns(pixels, span, origin, in->Xsize, height, bands, 1.0 / hscale,
+                                left, left + width);
+    if (!horizontal) goto oom;
+    pixels = horizontal;
+  }
+
+  VipsImage *image = memory_image_like(in, width, height, in->BandFmt);
+  if (!image) {
+    free(vertical);
+    free(horizontal);
+    return -1;
+  }
+  const size_t rowBytes = (size_t)width * bands;
   for (int y = 0; y < height; y++)
     memcpy(VIPS_IMAGE_ADDR(image, 0, y), pixels + y * rowBytes, rowBytes);
-  free(pixels);
+  free(vertical);
+  free(horizontal);
   *out = image;
   return 0;
+
+oom:
+  free(vertical);
+  vips_error("resize", "out of memory resizing a %dx%d image", in->Xsize, in->Ysize);
+  return -1;
 }

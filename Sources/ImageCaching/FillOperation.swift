@@ -12,6 +12,8 @@ final class FillOperation: @unchecked Sendable {
 
   let key: Key
   var task: Task<Void, Never>?
+  /// Set when its waiters have their result; its task may still be returning.
+  var finished = false
   var waiters: [UUID: CheckedContinuation<[String: Bitmap], any Error>] = [:]
 
   init(key: Key) { self.key = key }

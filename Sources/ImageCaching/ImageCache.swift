@@ -29,6 +29,8 @@ public final class ImageCache: Sendable {
     var operations: [FillOperation.Key: FillOperation] = [:]
     var cancelledWaiters: Set<UUID> = []
     var statistics = CacheStatistics()
+    /// Fills whose task ``waitForFills()`` has not yet seen end.
+    var started: [ObjectIdentifier: FillOperation] = [:]
   }
 
   /// Opens (or creates) a table for every format kept for the configured device, and
@@ -203,6 +205,27 @@ public final class ImageCache: Sendable {
     }
   }
 
+  /// Waits until the fills started so far have ended, their tasks included.
+  ///
+  /// A fill's waiters get their result just before its task returns, and the task
+  /// holds the cache (and so its tables' writer locks) until then. Call this before
+  /// letting go of a cache that another writer, in this process or another, opens next:
+  ///
+  /// ```swift
+  /// _ = try await cache.fill(photo, family: "avatar")
+  /// await cache.waitForFills()  // the tables are released when `cache` goes
+  /// ```
+  public func waitForFills() async {
+    while true {
+      let tasks = state.withLock { state in
+        defer { state.started.removeAll() }
+        return state.started.values.compactMap(\.task)
+      }
+      if tasks.isEmpty { return }
+      for task in tasks { await task.value }
+    }
+  }
+
   // MARK: Operations
 
   private func join(
@@ -221,6 +244,8 @@ public final class ImageCache: Sendable {
       state.operations[key] = operation
       state.statistics.fills += 1
       operation.task = Task { await self.run(operation, entity: entity, force: force) }
+      state.started = state.started.filter { !$0.value.finished }
+      state.started[ObjectIdentifier(operation)] = operation
       return false
     }
     if wasCancelled { continuation.resume(throwing: CacheError.cancelled(entityID: entity.id)) }
@@ -258,6 +283,7 @@ public final class ImageCache: Sendable {
     await limiter.release()
     let waiters = state.withLock { state -> [CheckedContinuation<[String: Bitmap], any Error>] in
       if state.operations[operation.key] === operation { state.operations[operation.key] = nil }
+      operation.finished = true
       switch result {
       case .success(let written): state.statistics.entriesWritten += written.count
       case .failure: state.statistics.failures += 1

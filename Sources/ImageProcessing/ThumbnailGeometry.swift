@@ -54,8 +54,11 @@ public struct ThumbnailGeometry: Sendable, Equatable {
   /// the residual scale left after shrink-on-load (as thumbnail resizes after its own
   /// shrink-on-load), nudged only as far as needed to land on this size. Alpha is
   /// premultiplied around the resample, as thumbnail does.
-  public func resample(_ image: VipsImage, geometry: SourceGeometry) throws(VipsError)
-    -> VipsImage
+  ///
+  /// With a `window` (inside this size), the result is that part of the resample, the
+  /// same pixels as cropping it afterwards, computed alone where the resize allows.
+  public func resample(_ image: VipsImage, geometry: SourceGeometry, window: PixelRect? = nil)
+    throws(VipsError) -> VipsImage
   {
     var scales = (h: 1 / horizontalShrink, v: 1 / verticalShrink)
     if !geometry.isActualSize(image) {
@@ -64,10 +67,26 @@ public struct ThumbnailGeometry: Sendable, Equatable {
         Self.scale(image.height, by: scales.v / geometry.imageScale, to: height)
       )
     }
-    if image.width == width, image.height == height, scales == (1, 1) { return image }
-    guard image.hasAlpha else { return try image.resized(scale: scales.h, verticalScale: scales.v) }
-    // libvips 8.14's thumbnail resamples premultiplied alpha in float, then casts back.
-    return try image.resizedPremultiplied(scale: scales.h, verticalScale: scales.v)
+    let resized: VipsImage
+    if image.width == width, image.height == height, scales == (1, 1) {
+      resized = image
+    } else if image.hasAlpha {
+      // libvips 8.14's thumbnail resamples premultiplied alpha in float, then casts back.
+      resized = try image.resizedPremultiplied(scale: scales.h, verticalScale: scales.v)
+    } else if let window {
+      return try image.resized(scale: scales.h, verticalScale: scales.v, cropping: window)
+    } else {
+      resized = try image.resized(scale: scales.h, verticalScale: scales.v)
+    }
+    guard let window, window != PixelRect(x: 0, y: 0, width: resized.width, height: resized.height)
+    else { return resized }
+    // Kept inside what the resample gave, should a libvips path round a size otherwise.
+    let cropWidth = min(window.width, resized.width)
+    let cropHeight = min(window.height, resized.height)
+    return try resized.cropped(
+      left: min(window.x, resized.width - cropWidth),
+      top: min(window.y, resized.height - cropHeight),
+      width: cropWidth, height: cropHeight)
   }
 
   /// The scale nearest `wanted` that takes `length` pixels to exactly `target` with

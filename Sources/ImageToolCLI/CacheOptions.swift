@@ -56,6 +56,17 @@ enum CacheOptions {
       report: { console.err("imgtool: \($0)") }, releasesWrittenPages: batch)
     configuration.readOnly = readOnly
     configuration.waitForWriter = waitForWriter
-    return (manifest, try ImageCache(configuration: configuration))
+    let cache: ImageCache
+    do {
+      cache = try ImageCache(configuration: configuration)
+    } catch {
+      guard case .invalidPipeline(let format, let reason) = error else { throw error }
+      // A pipeline is the manifest's text: name the file it is in.
+      let index = manifest.formats.firstIndex { $0.name == format }
+      throw ManifestError.invalidField(
+        path: manifest.origin, field: index.map { "formats[\($0)].pipeline" } ?? "pipeline",
+        message: "format '\(format)': \(reason)")
+    }
+    return (manifest, cache)
   }
 }

@@ -115,11 +115,25 @@ public struct Manifest: Sendable {
     do {
       json = try JSONSerialization.jsonObject(with: data)
     } catch {
-      throw .invalidJSON(
-        path: path, message: "\((error as NSError).userInfo["NSDebugDescription"] ?? error)")
+      let message = "\((error as NSError).userInfo["NSDebugDescription"] ?? error)"
+      throw .invalidJSON(path: path, message: Self.located(message, in: data))
     }
     var reader = ManifestReader(path: path)
     return try reader.manifest(json, folder: URL(fileURLWithPath: path).deletingLastPathComponent())
+  }
+
+  /// Foundation's JSON errors give a character offset ("around character 42"); an
+  /// editor wants a line and column, so they lead the message when the offset is there.
+  static func located(_ message: String, in data: Data) -> String {
+    guard let range = message.range(of: "around character "),
+      let offset = Int(message[range.upperBound...].prefix { $0.isNumber }),
+      offset <= data.count
+    else { return message }
+    let before = data.prefix(offset)
+    let line = before.count { $0 == UInt8(ascii: "\n") } + 1
+    let lineStart = before.lastIndex(of: UInt8(ascii: "\n")).map { $0 + 1 } ?? before.startIndex
+    let column = String(decoding: data[lineStart..<before.endIndex], as: UTF8.self).count + 1
+    return "line \(line), column \(column): \(message)"
   }
 
   /// The manifest as JSON, keys in documented order: a starting point for your own.

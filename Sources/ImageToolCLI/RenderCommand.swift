@@ -25,7 +25,9 @@ public struct RenderCommand: Command {
         .init("force", help: "Redraw entries that are up to date."),
         .init("jobs", value: "n", help: "Photos at once (default: the number of cores)."),
         .init("wait", help: "If another process is writing the cache, wait for it to finish."),
-        .init("quiet", help: "No progress."),
+        .init(
+          "quiet",
+          help: "No progress lines; the summary is still printed (--json for one to parse)."),
         .init("json", help: "Print the summary as one JSON object."),
         .init("sheet", value: "file", help: "Also write a contact sheet of the family (.png)."),
         .init(
@@ -78,6 +80,11 @@ public struct RenderCommand: Command {
         reason: "\(manifest.origin) has the families: \(families)")
     }
     let found = RenderInputs(paths: arguments.positionals, shard: shard)
+    for folder in found.emptyFolders {
+      console.err(
+        "imgtool: render: \(folder) holds no photos: no file in it or its subfolders has "
+          + "an image extension (`imgtool render --help` lists them)")
+    }
     let force = arguments.flag("force")
     let start = ContinuousClock.now
     // Nothing to draw needs no writer: look read-only first (no lock, nothing written),
@@ -128,7 +135,7 @@ public struct RenderCommand: Command {
     var rendered: [String] = []
     var skipped = 0
     await withTaskGroup(of: (RenderInputs.Input, Outcome).self) { group in
-      var pending = found.inputs[...]
+      var pending = Self.largestFirst(found.inputs)[...]
       func startNext() {
         guard let input = pending.popFirst() else { return }
         group.addTask {
@@ -154,6 +161,8 @@ public struct RenderCommand: Command {
         startNext()
       }
     }
+    // The tables' writer locks go with the cache: let its last fill tasks end first.
+    await cache.waitForFills()
     progress.end()
     let seconds = progress.elapsedSeconds
     if let sheet = arguments.value("sheet") {
@@ -215,6 +224,19 @@ public struct RenderCommand: Command {
 
   /// The context with table reports dropped: a read-only look that fails is retried
   /// for writing, which reports what it finds.
+  /// The photos in the order they start: largest file first, so that a large photo
+  /// started last does not leave the other cores idle while it finishes (the longest
+  /// jobs first is the classic rule for spreading jobs over a few workers). Ties keep
+  /// their order.
+  static func largestFirst(_ inputs: [RenderInputs.Input]) -> [RenderInputs.Input] {
+    let sizes = inputs.map { input -> Int in
+      var status = stat()
+      return stat(input.path, &status) == 0 ? Int(status.st_size) : 0
+    }
+    return inputs.indices.sorted { sizes[$0] != sizes[$1] ? sizes[$0] > sizes[$1] : $0 < $1 }
+      .map { inputs[$0] }
+  }
+
   private static func silent(_ context: CommandContext) -> CommandContext {
     CommandContext(console: Console(out: { _ in }, err: { _ in }), registry: context.registry)
   }

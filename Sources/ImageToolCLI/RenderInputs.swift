@@ -32,6 +32,9 @@ struct RenderInputs {
   var inputs: [Input] = []
   /// Paths that could not be used, with why.
   var problems: [(path: String, error: String)] = []
+  /// Folders given that hold no image file at all (before any shard is taken): most
+  /// likely the wrong folder, so the render says so rather than rendering nothing quietly.
+  var emptyFolders: [String] = []
 
   /// The photos in `paths`; with a `shard`, only those whose entity id is in it (a
   /// path that does not exist is reported by every shard).
@@ -46,6 +49,7 @@ struct RenderInputs {
       let found: [Input]
       if isDirectory.boolValue {
         found = Self.walk(path)
+        if found.isEmpty { emptyFolders.append(path) }
       } else {
         found = [Input(path: path, entityID: (path as NSString).lastPathComponent)]
       }

@@ -18,7 +18,7 @@ extension VipsImage {
         cvips_colourspace(input, out, VIPS_INTERPRETATION_sRGB)
       }
     }
-    return try image.castToUInt8()
+    return try image.castToUInt8().withoutICCProfile()
   }
 
   /// The image as 8-bit luminance (alpha kept): one band, or two with alpha.
@@ -106,6 +106,16 @@ extension VipsImage {
   }
 
   /// Applies the embedded profile and drops it, so later steps see plain sRGB.
+  /// The image without a profile: once the pixels are sRGB, a profile left on them
+  /// (libvips's CMYK conversion attaches the CMYK profile it used) would be applied
+  /// again by the next `toSRGB()`.
+  private func withoutICCProfile() throws(VipsError) -> VipsImage {
+    guard hasICCProfile else { return self }
+    let copy = try derive("copy") { input, out in cvips_copy(input, out) }
+    _ = vips_image_remove(copy.pointer, VIPS_META_ICC_NAME)
+    return copy
+  }
+
   private func iccTransformedToSRGB() throws(VipsError) -> VipsImage {
     let transformed = try derive("icc_transform") { input, out in
       cvips_icc_transform_embedded(input, out, "srgb", interpretation == .cmyk ? "cmyk" : "srgb")

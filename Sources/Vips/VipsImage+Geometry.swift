@@ -28,6 +28,37 @@ extension VipsImage {
     try inMemory { cvips_resize_uchar_in_memory(pointer, $0, scale, verticalScale) }
   }
 
+  /// The `window` of ``resized(scale:verticalScale:)``: the same pixels as resizing and
+  /// then cropping, but an 8-bit image in memory that shrinks computes only the window
+  /// (a fill of a 3:2 photo into a square keeps two thirds of the resize).
+  ///
+  /// ```swift
+  /// let square = try photo.resized(scale: 0.25, cropping: PixelRect(x: 40, y: 0, width: 218, height: 218))
+  /// ```
+  public func resized(scale: Double, verticalScale: Double? = nil, cropping window: PixelRect)
+    throws(VipsError) -> VipsImage
+  {
+    let vertical = verticalScale ?? scale
+    if scale > 0, vertical > 0, scale.isFinite, vertical.isFinite,
+      let inMemory = try resizedInMemory(scale: scale, verticalScale: vertical, cropping: window)
+    {
+      return inMemory
+    }
+    return try resized(scale: scale, verticalScale: vertical).cropped(
+      left: window.x, top: window.y, width: window.width, height: window.height)
+  }
+
+  /// The shim's in-memory windowed resize alone, or nil when this image is not for it.
+  func resizedInMemory(scale: Double, verticalScale: Double, cropping window: PixelRect)
+    throws(VipsError) -> VipsImage?
+  {
+    try inMemory {
+      cvips_resize_uchar_in_memory_window(
+        pointer, $0, scale, verticalScale, Int32(window.x), Int32(window.y), Int32(window.width),
+        Int32(window.height))
+    }
+  }
+
   /// Runs a shim function that returns 0 and an image, 1 when the image is not for it,
   /// or -1 with libvips's error.
   private func inMemory(

@@ -27,6 +27,20 @@ struct ImageCacheTests {
     #expect(cache.statistics.decodes == 5)
   }
 
+  @Test func afterWaitingForFillsTheNextWriterOpensAtOnce() async throws {
+    // A fill's caller is answered just before the fill's task lets go of the cache;
+    // after waitForFills() the tables (and their writer locks) go with the last reference.
+    let folder = try Photos.temporaryFolder()
+    for round in 0..<20 {
+      do {
+        let cache = try makeCache(folder)
+        _ = try await cache.fill(entity("rocket.jpg", version: "v\(round)"), family: "avatar")
+        await cache.waitForFills()
+      }
+      #expect(throws: Never.self, "round \(round)") { _ = try makeCache(folder) }
+    }
+  }
+
   @Test func aFamilyFillEqualsFillingEachFormatAlone() async throws {
     let family = try makeCache()
     let alone = try makeCache()

@@ -114,6 +114,62 @@ struct RenderCommandTests {
       })
   }
 
+  @Test func theLargestPhotosStartFirst() async throws {
+    // astronaut.png 791,555 bytes, space/hubble.jpg 527,940, coffee.png 466,706,
+    // chelsea.png 240,512, space/rocket.jpg 112,525, broken.jpg half of rocket.jpg.
+    let photos = try photoFolder()
+    let cache = photos.deletingLastPathComponent().appendingPathComponent("cache").path
+    let result = await runTool([
+      "render", "--family", "avatar", "--cache", cache, "--jobs", "1", photos.path,
+    ])
+    let order = result.err.compactMap { line in
+      line.split(separator: " ").dropFirst().first.map {
+        String($0.dropFirst(photos.path.count + 1).prefix { $0 != ":" })
+      }
+    }
+    #expect(
+      order == [
+        "astronaut.png", "space/hubble.jpg", "coffee.png", "chelsea.png", "space/rocket.jpg",
+        "broken.jpg",
+      ])
+  }
+
+  @Test func equalSizesKeepTheirOrderAndAMissingFileGoesLast() throws {
+    let folder = try Paths.temporaryFolder()
+    let inputs = [("a", 2), ("b", 5), ("c", 2), ("gone", -1), ("d", 5)].map { name, size in
+      let path = folder.appendingPathComponent(name).path
+      if size >= 0 {
+        #expect(
+          FileManager.default.createFile(atPath: path, contents: Data(repeating: 7, count: size)))
+      }
+      return RenderInputs.Input(path: path, entityID: name)
+    }
+    #expect(RenderCommand.largestFirst(inputs).map(\.entityID) == ["b", "d", "a", "c", "gone"])
+  }
+
+  @Test func aFolderWithNoPhotosIsNamed() async throws {
+    let folder = try Paths.temporaryFolder().appendingPathComponent("notes")
+    try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+    try Data("notes".utf8).write(to: folder.appendingPathComponent("README.md"))
+    let cache = folder.deletingLastPathComponent().appendingPathComponent("cache").path
+    let result = await runTool(["render", "--family", "avatar", "--cache", cache, folder.path])
+    #expect(result.status == 0)
+    #expect(
+      result.err == [
+        "imgtool: render: \(folder.path) holds no photos: no file in it or its subfolders has "
+          + "an image extension (`imgtool render --help` lists them)"
+      ])
+    // A shard that happens to get none of a folder's photos is not a mistake: no warning.
+    let photos = try photoFolder()
+    for index in 1...8 {
+      let shard = await runTool([
+        "render", "--family", "avatar", "--cache", cache + "\(index)", "--quiet",
+        "--shard", "\(index)/8", photos.appendingPathComponent("space").path,
+      ])
+      #expect(!shard.err.contains { $0.contains("holds no photos") })
+    }
+  }
+
   @Test func exportAndSheetsShowWhatTheCacheHolds() async throws {
     let photos = try photoFolder()
     let work = photos.deletingLastPathComponent()
@@ -216,7 +272,8 @@ struct RenderCommandTests {
       #"{"formats": [{"name": "a", "family": "f", "size": "10x10", "maximumCount": true}]}"#,
       "formats[0].maximumCount: must be a whole number"
     ),
-    ("{not json", "not valid JSON"),
+    ("{not json", "not valid JSON: line 1, column 2: "),
+    ("{\"formats\": [\n  {\"name\": \"a\",, }]}", "not valid JSON: line 2, column 16: "),
   ])
   func manifestErrorsNameTheField(_ text: String, _ message: String) async throws {
     let path = try Paths.temporaryFolder().appendingPathComponent("imgtool.json")
@@ -224,6 +281,23 @@ struct RenderCommandTests {
     let result = await runTool(["manifest", "--manifest", path.path])
     #expect(result.status == 1)
     #expect(result.err.first?.contains(path.path + ": " + message) == true, "\(result.err)")
+  }
+
+  @Test func aPipelineMistakeInTheManifestNamesTheFile() async throws {
+    let path = try Paths.temporaryFolder().appendingPathComponent("imgtool.json")
+    try Data(
+      #"{"formats": [{"name": "a", "family": "f", "size": "8x8"}, {"name": "b", "family": "f", "size": "9x9", "pipeline": "fill | frobnicate"}]}"#
+        .utf8
+    ).write(to: path)
+    let result = await runTool([
+      "render", "--family", "f", "--manifest", path.path, Paths.bundled("coffee.png"),
+    ])
+    #expect(result.status == 1)
+    #expect(
+      result.err.first?.hasPrefix(
+        "imgtool: \(path.path): formats[1].pipeline: format 'b': column 8: unknown processor "
+          + "'frobnicate'; see 'imgtool processors'\n  fill | frobnicate\n         ^") == true,
+      "\(result.err)")
   }
 
   @Test func anUnknownFamilyListsTheFamilies() async {

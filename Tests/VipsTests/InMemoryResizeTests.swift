@@ -38,6 +38,45 @@ struct InMemoryResizeTests {
     }
   }
 
+  @Test("a window of the resize is the resize cropped, byte for byte", arguments: Fixture.photos)
+  func windowIsTheCrop(_ fixture: Fixture) throws {
+    let image = try Self.decoded(fixture)
+    // The largest and smallest of the family's, and ones that keep or squeeze an axis.
+    let scales = Self.scales(image).enumerated().filter { [0, 2, 5, 6, 7].contains($0.offset) }
+    for (h, v) in scales.map(\.element) {
+      let whole = try #require(try image.resizedInMemory(scale: h, verticalScale: v))
+      let (width, height) = (whole.width, whole.height)
+      let side = min(width, height)
+      let windows = [
+        PixelRect(x: (width - side) / 2, y: (height - side) / 2, width: side, height: side),
+        PixelRect(x: width - 1, y: height - 1, width: 1, height: 1),
+        PixelRect(
+          x: width / 2, y: height / 3, width: width - width / 2, height: max(1, height / 2)),
+      ]
+      for window in windows {
+        let label = "\(fixture) \(h)x\(v) window \(window)"
+        let part = try image.resizedInMemory(scale: h, verticalScale: v, cropping: window)
+        #expect(part != nil, "\(label): the in-memory path declined")
+        guard let part else { continue }
+        let cropped = try whole.cropped(
+          left: window.x, top: window.y, width: window.width, height: window.height)
+        #expect((part.width, part.height) == (window.width, window.height), "\(label)")
+        #expect(try part.writePixels() == cropped.writePixels(), "\(label)")
+      }
+    }
+  }
+
+  @Test func aWindowOutsideTheResizeIsAnError() throws {
+    let image = try VipsImage(file: Fixtures.photo("chelsea.png")).materialized()
+    // 451x300 at 0.5 is 226x150.
+    #expect(throws: VipsError.self) {
+      try image.resized(scale: 0.5, cropping: PixelRect(x: 100, y: 0, width: 127, height: 150))
+    }
+    let edge = try image.resized(
+      scale: 0.5, cropping: PixelRect(x: 100, y: 0, width: 126, height: 150))
+    #expect((edge.width, edge.height) == (126, 150))
+  }
+
   /// libvips accumulates its sampling position from the start of each region it
   /// computes, so where its regions start (which depends on its threads) a position can
   /// land one table phase away: a column or row up to 2 levels off (1.3% of the samples

@@ -87,6 +87,19 @@ struct ThumbnailTests {
     #expect(difference < 20, "mean absolute difference \(difference)")
   }
 
+  @Test("pixels made sRGB carry no profile, so they are converted once")
+  func sRGBIsFinal() throws {
+    // libvips's CMYK -> sRGB conversion attaches the CMYK profile it used (~1 MB); left
+    // there, every later toSRGB() (the circle, the ring) applied it again.
+    for name in ["coffee-cmyk.jpg", "astronaut-16bit.png", "hubble.jpg"] {
+      let decoded = try VipsImage(file: Fixtures.path(name))
+      let once = try decoded.toSRGB()
+      #expect(!once.hasICCProfile, "\(name)")
+      #expect(once.interpretation == .srgb && once.format == .uchar)
+      #expect(try once.toSRGB() === once, "\(name)")
+    }
+  }
+
   @Test("16-bit comes out 8-bit equal to the 8-bit original")
   func sixteenBit() throws {
     let deep = try thumb(Fixtures.path("astronaut-16bit.png"))

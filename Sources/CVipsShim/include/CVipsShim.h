@@ -103,6 +103,13 @@ int cvips_image_write_to_file(VipsImage *in, const char *filename_with_options);
  * regions restart its sampling position: up to 2 levels there). Returns 1 (and leaves
  * *out NULL) when the image is not for this path: then use vips_resize. */
 int cvips_resize_uchar_in_memory(VipsImage *in, VipsImage **out, double hscale, double vscale);
+/* The window `width` x `height` at (`left`, `top`) of what cvips_resize_uchar_in_memory
+ * gives, computing only what the window needs (a fill's crop, made while resizing): the
+ * same bytes as resizing the whole and cropping. 1 when the image is not for it; -1
+ * with libvips's error when the window is not inside the resize. */
+int cvips_resize_uchar_in_memory_window(VipsImage *in, VipsImage **out, double hscale,
+                                        double vscale, int left, int top, int width,
+                                        int height);
 /* The same for an 8-bit image with alpha (last band), as libvips 8.14's thumbnail
  * resizes one: vips_premultiply, vips_resize in float, vips_unpremultiply, vips_cast
  * back to 8 bits. Returns 1 when the image is not for this path. */
@@ -113,11 +120,9 @@ int cvips_resize_premultiplied_uchar_in_memory(VipsImage *in, VipsImage **out, d
  * is not for this path. */
 int cvips_resize_premultiplied_float_in_memory(VipsImage *in, VipsImage **out, double hscale,
                                                double vscale);
-/* The two resizes above as bare pixels (packed rows, in->Bands samples a pixel, for the
- * caller to free): no VipsImage made. Return 1 (and *pixels NULL) when `in` is not for
- * these paths. */
-int cvips_resize_uchar_pixels(VipsImage *in, double hscale, double vscale, uint8_t **pixels,
-                              int *width, int *height);
+/* The premultiplied float resize as bare pixels (packed rows, in->Bands samples a
+ * pixel, for the caller to free): no VipsImage made. Returns 1 (and *pixels NULL) when
+ * `in` is not for this path. */
 int cvips_resize_premultiplied_float_pixels(VipsImage *in, double hscale, double vscale,
                                             float **pixels, int *width, int *height);
 

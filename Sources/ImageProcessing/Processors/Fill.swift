@@ -42,16 +42,19 @@ extension ImageProcessors {
       let crop = Interesting(rawValue: arguments.word("crop")) ?? .centre
       let geometry = context.geometry(of: image)
       let sizes = sizes(geometry, context: context)
-      let resized = try sizes.resample(image, geometry: geometry)
-      let width = min(context.pixelWidth, resized.width)
-      let height = min(context.pixelHeight, resized.height)
+      // The resample lands on `sizes` exactly, so a centre or attention window is known
+      // before it: only the window is resampled (the same pixels as cropping after).
+      let width = min(context.pixelWidth, sizes.width)
+      let height = min(context.pixelHeight, sizes.height)
       switch crop {
       case .entropy, .none:
-        return try resized.smartCropped(width: width, height: height, interesting: crop)
+        return try sizes.resample(image, geometry: geometry)
+          .smartCropped(width: width, height: height, interesting: crop)
       case .centre:
-        return try resized.cropped(
-          left: (resized.width - width) / 2, top: (resized.height - height) / 2, width: width,
+        let window = PixelRect(
+          x: (sizes.width - width) / 2, y: (sizes.height - height) / 2, width: width,
           height: height)
+        return try sizes.resample(image, geometry: geometry, window: window)
       case .attention:
         // libvips's attention measure looks at a 32-pixel miniature and only the window's
         // share of the image matters: every format of this shape shares one analysis of
@@ -66,12 +69,14 @@ extension ImageProcessors {
           let point = try image.attentionCentre(width: window.width, height: window.height)
           return [Double(point.x) / Double(image.width), Double(point.y) / Double(image.height)]
         }
-        let centre = (x: found[0] * Double(resized.width), y: found[1] * Double(resized.height))
+        let centre = (x: found[0] * Double(sizes.width), y: found[1] * Double(sizes.height))
         let left = min(
-          max(0, Int((centre.x - Double(width) / 2).rounded(.down))), resized.width - width)
+          max(0, Int((centre.x - Double(width) / 2).rounded(.down))), sizes.width - width)
         let top = min(
-          max(0, Int((centre.y - Double(height) / 2).rounded(.down))), resized.height - height)
-        return try resized.cropped(left: left, top: top, width: width, height: height)
+          max(0, Int((centre.y - Double(height) / 2).rounded(.down))), sizes.height - height)
+        return try sizes.resample(
+          image, geometry: geometry,
+          window: PixelRect(x: left, y: top, width: width, height: height))
       }
     }
   }
