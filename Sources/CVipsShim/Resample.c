@@ -679,22 +679,32 @@ oom:
   return -1;
 }
 
+/* The premultiplied resize's floats and a memory image of `format` samples, the
+ * output's size, for them. 1 or -1 as cvips_resize_premultiplied_float_pixels, with
+ * nothing to free. */
+static int premultiplied_resize(VipsImage *in, double hscale, double vscale,
+                                VipsBandFormat format, float **pixels, VipsImage **image) {
+  int width, height;
+  const int status =
+      cvips_resize_premultiplied_float_pixels(in, hscale, vscale, pixels, &width, &height);
+  if (status) return status;
+  if (!(*image = memory_image_like(in, width, height, format))) {
+    free(*pixels);
+    return -1;
+  }
+  return 0;
+}
+
 int cvips_resize_premultiplied_float_in_memory(VipsImage *in, VipsImage **out, double hscale,
                                                double vscale) {
   float *pixels;
-  int width, height;
+  VipsImage *image;
   *out = NULL;
-  const int status =
-      cvips_resize_premultiplied_float_pixels(in, hscale, vscale, &pixels, &width, &height);
-  if (status) return status;
   /* As vips_premultiply's output: float samples, the input's interpretation. */
-  VipsImage *image = memory_image_like(in, width, height, VIPS_FORMAT_FLOAT);
-  if (!image) {
-    free(pixels);
-    return -1;
-  }
-  const size_t rowBytes = sizeof(float) * (size_t)width * in->Bands;
-  for (int y = 0; y < height; y++)
+  const int status = premultiplied_resize(in, hscale, vscale, VIPS_FORMAT_FLOAT, &pixels, &image);
+  if (status) return status;
+  const size_t rowBytes = sizeof(float) * (size_t)image->Xsize * in->Bands;
+  for (int y = 0; y < image->Ysize; y++)
     memcpy(VIPS_IMAGE_ADDR(image, 0, y), (const uint8_t *)pixels + y * rowBytes, rowBytes);
   free(pixels);
   *out = image;
@@ -704,17 +714,12 @@ int cvips_resize_premultiplied_float_in_memory(VipsImage *in, VipsImage **out, d
 int cvips_resize_premultiplied_uchar_in_memory(VipsImage *in, VipsImage **out, double hscale,
                                                double vscale) {
   float *pixels;
-  int width, height;
+  VipsImage *image;
   *out = NULL;
-  const int status =
-      cvips_resize_premultiplied_float_pixels(in, hscale, vscale, &pixels, &width, &height);
+  const int status = premultiplied_resize(in, hscale, vscale, in->BandFmt, &pixels, &image);
   if (status) return status;
   const int bands = in->Bands;
-  VipsImage *image = memory_image_like(in, width, height, in->BandFmt);
-  if (!image) {
-    free(pixels);
-    return -1;
-  }
+  const int width = image->Xsize, height = image->Ysize;
   /* vips_unpremultiply (float: no division where alpha is under 0.01), then
    * vips_cast to 8 bits (clipped, truncated). */
   for (int y = 0; y < height; y++) {
