@@ -394,9 +394,11 @@ static int shrinks_in_memory(VipsImage *in, double *hscale, double *vscale) {
   return 1;
 }
 
-/* A `width` x `height` memory image with `in`'s header and metadata, its pixels
- * allocated for the caller to fill (as vips_resize's output carries its input's). */
-static VipsImage *memory_image_like(VipsImage *in, int width, int height) {
+/* A `width` x `height` memory image of `format` samples with `in`'s other header fields
+ * and metadata, its pixels allocated for the caller to fill (as vips_resize's output
+ * carries its input's). */
+static VipsImage *memory_image_like(VipsImage *in, int width, int height,
+                                    VipsBandFormat format) {
   VipsImage *image = vips_image_new_memory();
   if (vips_image_pipelinev(image, VIPS_DEMAND_STYLE_ANY, in, NULL)) {
     g_object_unref(image);
@@ -404,6 +406,7 @@ static VipsImage *memory_image_like(VipsImage *in, int width, int height) {
   }
   image->Xsize = width;
   image->Ysize = height;
+  image->BandFmt = format;
   if (vips_image_write_prepare(image)) {
     g_object_unref(image);
     return NULL;
@@ -632,43 +635,91 @@ static float *reduce_columns_float(const float *in, int width, int rows, int ban
   return out;
 }
 
-int cvips_resize_premultiplied_uchar_in_memory(VipsImage *in, VipsImage **out, double hscale,
-                                               double vscale) {
-  *out = NULL;
+/* vips_premultiply then vips_resize (float) of an 8-bit image with alpha: the
+ * premultiplied floats, `*width` x `*height` pixels of in->Bands samples, for the caller
+ * to free. Returns 1 (and *pixels NULL) when `in` is not for this path. */
+int cvips_resize_premultiplied_float_pixels(VipsImage *in, double hscale, double vscale,
+                                            float **pixels, int *width, int *height) {
+  *pixels = NULL;
   /* libvips takes 65535 as opaque for images tagged 16-bit, whatever their format. */
   if (in->Type == VIPS_INTERPRETATION_RGB16 || in->Type == VIPS_INTERPRETATION_GREY16 ||
       in->Bands < 2 || !shrinks_in_memory(in, &hscale, &vscale))
     return 1;
   const int bands = in->Bands;
-  int width = in->Xsize;
-  int height = in->Ysize;
+  int w = in->Xsize;
+  int h = in->Ysize;
 
-  const size_t rowSamples = (size_t)width * bands;
-  float *pixels = NULL;
+  const size_t rowSamples = (size_t)w * bands;
+  float *floats = NULL;
   if (vscale < 1.0) {
     float *scratch = malloc(sizeof(float) * rowSamples);
     if (!scratch) goto oom;
     FloatRows source = {NULL, (const uint8_t *)in->data, bands, scratch};
-    pixels = reduce_rows_float(source, (int)rowSamples, height, 1.0 / vscale, &height);
+    floats = reduce_rows_float(source, (int)rowSamples, h, 1.0 / vscale, &h);
     free(scratch);
   } else {
-    pixels = malloc(sizeof(float) * rowSamples * height);
-    for (int y = 0; pixels && y < height; y++)
-      premultiply_row((const uint8_t *)in->data + y * rowSamples, pixels + y * rowSamples,
+    floats = malloc(sizeof(float) * rowSamples * h);
+    for (int y = 0; floats && y < h; y++)
+      premultiply_row((const uint8_t *)in->data + y * rowSamples, floats + y * rowSamples,
                       (int)rowSamples, bands);
   }
-  if (!pixels) goto oom;
+  if (!floats) goto oom;
   if (hscale < 1.0) {
-    float *next = reduce_columns_float(pixels, width, height, bands, 1.0 / hscale, &width);
-    free(pixels);
-    if (!(pixels = next)) goto oom;
+    float *next = reduce_columns_float(floats, w, h, bands, 1.0 / hscale, &w);
+    free(floats);
+    if (!(floats = next)) goto oom;
   }
+  *pixels = floats;
+  *width = w;
+  *height = h;
+  return 0;
 
-  VipsImage *image = memory_image_like(in, width, height);
-  if (!image) {
-    free(pixels);
+oom:
+  vips_error("resize", "out of memory resizing a %dx%d image", in->Xsize, in->Ysize);
+  return -1;
+}
+
+/* The premultiplied resize's floats and a memory image of `format` samples, the
+ * output's size, for them. 1 or -1 as cvips_resize_premultiplied_float_pixels, with
+ * nothing to free. */
+static int premultiplied_resize(VipsImage *in, double hscale, double vscale,
+                                VipsBandFormat format, float **pixels, VipsImage **image) {
+  int width, height;
+  const int status =
+      cvips_resize_premultiplied_float_pixels(in, hscale, vscale, pixels, &width, &height);
+  if (status) return status;
+  if (!(*image = memory_image_like(in, width, height, format))) {
+    free(*pixels);
     return -1;
   }
+  return 0;
+}
+
+int cvips_resize_premultiplied_float_in_memory(VipsImage *in, VipsImage **out, double hscale,
+                                               double vscale) {
+  float *pixels;
+  VipsImage *image;
+  *out = NULL;
+  /* As vips_premultiply's output: float samples, the input's interpretation. */
+  const int status = premultiplied_resize(in, hscale, vscale, VIPS_FORMAT_FLOAT, &pixels, &image);
+  if (status) return status;
+  const size_t rowBytes = sizeof(float) * (size_t)image->Xsize * in->Bands;
+  for (int y = 0; y < image->Ysize; y++)
+    memcpy(VIPS_IMAGE_ADDR(image, 0, y), (const uint8_t *)pixels + y * rowBytes, rowBytes);
+  free(pixels);
+  *out = image;
+  return 0;
+}
+
+int cvips_resize_premultiplied_uchar_in_memory(VipsImage *in, VipsImage **out, double hscale,
+                                               double vscale) {
+  float *pixels;
+  VipsImage *image;
+  *out = NULL;
+  const int status = premultiplied_resize(in, hscale, vscale, in->BandFmt, &pixels, &image);
+  if (status) return status;
+  const int bands = in->Bands;
+  const int width = image->Xsize, height = image->Ysize;
   /* vips_unpremultiply (float: no division where alpha is under 0.01), then
    * vips_cast to 8 bits (clipped, truncated). */
   for (int y = 0; y < height; y++) {
@@ -688,10 +739,6 @@ int cvips_resize_premultiplied_uchar_in_memory(VipsImage *in, VipsImage **out, d
   free(pixels);
   *out = image;
   return 0;
-
-oom:
-  vips_error("resize", "out of memory resizing a %dx%d image", in->Xsize, in->Ysize);
-  return -1;
 }
 
 /* The length vips_resize gives `length` pixels at `scale` (at most 1). */
@@ -754,7 +801,7 @@ int cvips_resize_uchar_in_memory_window(VipsImage *in, VipsImage **out, double h
     pixels = horizontal;
   }
 
-  VipsImage *image = memory_image_like(in, width, height);
+  VipsImage *image = memory_image_like(in, width, height, in->BandFmt);
   if (!image) {
     free(vertical);
     free(horizontal);

@@ -94,6 +94,15 @@ extension VipsImage {
     try inMemory { cvips_resize_premultiplied_uchar_in_memory(pointer, $0, scale, verticalScale) }
   }
 
+  /// The shim's in-memory resize of the premultiplied image, left premultiplied (float
+  /// samples): what `vips_smartcrop` resizes an image with alpha to. Nil when this image
+  /// is not for it (as ``resizedPremultipliedInMemory(scale:verticalScale:)``).
+  func resizedPremultipliedFloatInMemory(scale: Double, verticalScale: Double) throws(VipsError)
+    -> VipsImage?
+  {
+    try inMemory { cvips_resize_premultiplied_float_in_memory(pointer, $0, scale, verticalScale) }
+  }
+
   /// ``resizedPremultiplied(scale:verticalScale:)`` through libvips's operations always.
   public func premultipliedResizedByLibvips(scale: Double, verticalScale: Double? = nil)
     throws(VipsError) -> VipsImage
@@ -147,6 +156,20 @@ extension VipsImage {
     let status = withExtendedLifetime(self) {
       cvips_attention_centre(pointer, Int32(width), Int32(height), &x, &y)
     }
+    guard status == 0 else { throw VipsError.fromLibvips(operation: "smartcrop", source: source) }
+    return (Int(x), Int(y))
+  }
+
+  /// ``attentionCentre(width:height:)`` by the shim's C loops alone, or nil when this
+  /// image is not for them (not 8-bit, or neither sRGB nor B_W): then the measure runs
+  /// as libvips operations.
+  func attentionCentreInC(width: Int, height: Int) throws(VipsError) -> (x: Int, y: Int)? {
+    var x: Int32 = 0
+    var y: Int32 = 0
+    let status = withExtendedLifetime(self) {
+      cvips_attention_centre_in_c(pointer, Int32(width), Int32(height), &x, &y)
+    }
+    guard status <= 0 else { return nil }
     guard status == 0 else { throw VipsError.fromLibvips(operation: "smartcrop", source: source) }
     return (Int(x), Int(y))
   }

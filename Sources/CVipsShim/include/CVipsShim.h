@@ -5,6 +5,7 @@
 // variadic operations and macros. No logic lives here: each function passes its
 // arguments through, with the optional arguments named explicitly.
 
+#include <stdint.h>
 #include <vips/vips.h>
 
 int cvips_init(const char *argv0);
@@ -116,12 +117,26 @@ int cvips_resize_uchar_in_memory_window(VipsImage *in, VipsImage **out, double h
  * back to 8 bits. Returns 1 when the image is not for this path. */
 int cvips_resize_premultiplied_uchar_in_memory(VipsImage *in, VipsImage **out, double hscale,
                                                double vscale);
+/* The same resize stopped before vips_unpremultiply: vips_resize of vips_premultiply's
+ * float output, as vips_smartcrop resizes an image with alpha. Returns 1 when the image
+ * is not for this path. */
+int cvips_resize_premultiplied_float_in_memory(VipsImage *in, VipsImage **out, double hscale,
+                                               double vscale);
+/* The premultiplied float resize as bare pixels (packed rows, in->Bands samples a
+ * pixel, for the caller to free): no VipsImage made. Returns 1 (and *pixels NULL) when
+ * `in` is not for this path. */
+int cvips_resize_premultiplied_float_pixels(VipsImage *in, double hscale, double vscale,
+                                            float **pixels, int *width, int *height);
 
 /* Attention.c: where vips_smartcrop's attention measure puts the centre of a
  * `width` x `height` window of `in`, as vips_smartcrop(interesting: attention) reports
  * it in attention_x/attention_y, with its 32x32 miniature made by Resample.c when `in`
  * is an 8-bit image in memory. */
 int cvips_attention_centre(VipsImage *in, int width, int height, int *x, int *y);
+/* The same measure computed in C loops over the miniature (no libvips operation after
+ * the miniature is made), or 1 when `in` is not for that path (not 8-bit, or neither
+ * sRGB nor B_W); cvips_attention_centre uses it whenever it does not decline. */
+int cvips_attention_centre_in_c(VipsImage *in, int width, int height, int *x, int *y);
 
 /* ColourTransform.c: vips_icc_transform(in, out, "srgb", "embedded", TRUE,
  * "input_profile", fallback_input_profile, "depth", 8) for an 8-bit image, with lcms2
