@@ -467,51 +467,69 @@ static inline const float *float_row(const FloatRows *rows, int y, int rowSample
   return rows->scratch;
 }
 
+/* The kernel's input rows (after the box shrink, if any), made when first read into a
+ * ring of `slots` rows: the kernel reads rows in order (each output row's taps start no
+ * earlier than the last's, and span at most `slots - 1` rows), so a row is only
+ * overwritten once no later output row reads it. A whole float copy of a large decode
+ * (20 MB for a 2140x1200 RGBA photo) is never held. */
+typedef struct {
+  float *rows;
+  int *made; /* the row each slot holds, or -1 */
+  int slots;
+  int box;
+  int sourceRows;
+  double *sum;
+} RowRing;
+
+static const float *ring_row(RowRing *ring, FloatRows *source, int j, int rowSamples) {
+  if (ring->box == 1 && source->floats) return source->floats + (size_t)j * rowSamples;
+  const int slot = j % ring->slots;
+  float *q = ring->rows + (size_t)slot * rowSamples;
+  if (ring->made[slot] == j) return q;
+  ring->made[slot] = j;
+  if (ring->box == 1) {
+    premultiply_row(source->bytes + (size_t)j * rowSamples, q, rowSamples, source->bands);
+    return q;
+  }
+  double *sum = ring->sum;
+  memset(sum, 0, sizeof(double) * (size_t)rowSamples);
+  for (int k = 0; k < ring->box; k++) {
+    const float *row =
+        float_row(source, clamp_index(j * ring->box + k, ring->sourceRows), rowSamples);
+    for (int z = 0; z < rowSamples; z++) sum[z] += row[z];
+  }
+  for (int z = 0; z < rowSamples; z++) q[z] = (float)(sum[z] / ring->box);
+  return q;
+}
+
 VECTOR_CLONES
 static float *reduce_rows_float(FloatRows source, int rowSamples, int rows, double shrink,
                                 int *outRows) {
   ReducePlan plan = reduce_plan(rows, shrink);
-  float *boxed = NULL;
-  if (plan.box > 1) {
-    const int count = (int)ceil((double)rows / plan.box);
-    boxed = malloc(sizeof(float) * (size_t)rowSamples * count);
-    double *sum = malloc(sizeof(double) * (size_t)rowSamples);
-    if (!boxed || !sum) {
-      free(boxed);
-      free(sum);
-      return NULL;
-    }
-    for (int y = 0; y < count; y++) {
-      memset(sum, 0, sizeof(double) * (size_t)rowSamples);
-      for (int k = 0; k < plan.box; k++) {
-        const float *row = float_row(&source, clamp_index(y * plan.box + k, rows), rowSamples);
-        for (int z = 0; z < rowSamples; z++) sum[z] += row[z];
-      }
-      float *q = boxed + (size_t)y * rowSamples;
-      for (int z = 0; z < rowSamples; z++) q[z] = (float)(sum[z] / plan.box);
-    }
-    free(sum);
-    rows = count;
-    source.floats = boxed;
-  } else if (!source.floats && plan.shrink != 1.0) {
-    /* No box shrink: the image is under four times the output's height, and the kernel
-     * reads each row several times: premultiply it once. */
-    boxed = malloc(sizeof(float) * (size_t)rowSamples * rows);
-    if (!boxed) return NULL;
-    for (int y = 0; y < rows; y++)
-      premultiply_row(source.bytes + (size_t)y * rowSamples, boxed + (size_t)y * rowSamples,
-                      rowSamples, source.bands);
-    source.floats = boxed;
+  const int count = plan.box > 1 ? (int)ceil((double)rows / plan.box) : rows;
+  RowRing ring = {NULL, NULL, plan.points + 1, plan.box, rows, NULL};
+  if (plan.shrink == 1.0) ring.slots = count; /* every row is an output row */
+  ring.rows = malloc(sizeof(float) * (size_t)rowSamples * ring.slots);
+  ring.made = malloc(sizeof(int) * (size_t)ring.slots);
+  ring.sum = malloc(sizeof(double) * (size_t)rowSamples);
+  if (!ring.rows || !ring.made || !ring.sum) {
+    free(ring.rows);
+    free(ring.made);
+    free(ring.sum);
+    return NULL;
   }
+  for (int i = 0; i < ring.slots; i++) ring.made[i] = -1;
   if (plan.shrink == 1.0) {
-    if (!boxed) {
-      boxed = malloc(sizeof(float) * (size_t)rowSamples * rows);
-      for (int y = 0; boxed && y < rows; y++)
-        memcpy(boxed + (size_t)y * rowSamples, float_row(&source, y, rowSamples),
-               sizeof(float) * (size_t)rowSamples);
+    /* No kernel: the (boxed) rows are the output, each made in its own slot. */
+    for (int y = 0; y < count; y++) {
+      const float *row = ring_row(&ring, &source, y, rowSamples);
+      if (row != ring.rows + (size_t)y * rowSamples)
+        memcpy(ring.rows + (size_t)y * rowSamples, row, sizeof(float) * (size_t)rowSamples);
     }
-    *outRows = rows;
-    return boxed;
+    free(ring.made);
+    free(ring.sum);
+    *outRows = count;
+    return ring.rows;
   }
   double *tables = weight_tables(plan.points, plan.shrink);
   float *out = malloc(sizeof(float) * (size_t)rowSamples * plan.size);
@@ -520,7 +538,9 @@ static float *reduce_rows_float(FloatRows source, int rowSamples, int rows, doub
     free(tables);
     free(out);
     free(sum);
-    free(boxed);
+    free(ring.rows);
+    free(ring.made);
+    free(ring.sum);
     return NULL;
   }
   const int margin = (int)ceil(plan.points / 2.0) - 1;
@@ -531,7 +551,8 @@ static float *reduce_rows_float(FloatRows source, int rowSamples, int rows, doub
     const double *c = tables + phase * plan.points;
     memset(sum, 0, sizeof(double) * (size_t)rowSamples);
     for (int i = 0; i < plan.points; i++) {
-      const float *row = float_row(&source, clamp_index(first + i - margin, rows), rowSamples);
+      const float *row =
+          ring_row(&ring, &source, clamp_index(first + i - margin, count), rowSamples);
       const double weight = c[i];
       for (int z = 0; z < rowSamples; z++) sum[z] += weight * row[z];
     }
@@ -540,7 +561,9 @@ static float *reduce_rows_float(FloatRows source, int rowSamples, int rows, doub
   }
   free(tables);
   free(sum);
-  free(boxed);
+  free(ring.rows);
+  free(ring.made);
+  free(ring.sum);
   *outRows = plan.size;
   return out;
 }
