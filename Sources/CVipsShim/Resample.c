@@ -481,7 +481,10 @@ typedef struct {
   double *sum;
 } RowRing;
 
-static const float *ring_row(RowRing *ring, FloatRows *source, int j, int rowSamples) {
+/* Inlined into each build of the pass below, so its loops get the AVX2 build too. */
+static inline __attribute__((always_inline)) const float *ring_row(RowRing *ring,
+                                                                   FloatRows *source, int j,
+                                                                   int rowSamples) {
   if (ring->box == 1 && source->floats) return source->floats + (size_t)j * rowSamples;
   const int slot = j % ring->slots;
   float *q = ring->rows + (size_t)slot * rowSamples;
