@@ -63,7 +63,11 @@ public struct Manifest: Sendable {
   public static func resolve(explicit: String?) throws(ManifestError) -> Manifest {
     if let explicit { return try load(path: explicit) }
     let local = FileManager.default.currentDirectoryPath + "/" + fileName
-    return FileManager.default.fileExists(atPath: local) ? try load(path: local) : builtIn
+    // An empty imgtool.json defines nothing: it is what `imgtool manifest > imgtool.json`
+    // leaves for imgtool to read while the shell waits to fill it, so it counts as absent.
+    let size = (try? FileManager.default.attributesOfItem(atPath: local))?[.size] as? NSNumber
+    return FileManager.default.fileExists(atPath: local) && size?.intValue != 0
+      ? try load(path: local) : builtIn
   }
 
   /// The cache folder: `--cache DIR`, else the manifest's, else `.imgtool-cache` here.
@@ -110,6 +114,9 @@ public struct Manifest: Sendable {
         path: path,
         message: FileManager.default.fileExists(atPath: path) ? "permission denied" : "no such file"
       )
+    }
+    guard !data.isEmpty else {
+      throw .invalidJSON(path: path, message: "the file is empty (0 bytes)")
     }
     let json: Any
     do {

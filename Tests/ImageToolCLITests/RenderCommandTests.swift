@@ -309,6 +309,24 @@ struct RenderCommandTests {
     )
   }
 
+  /// `imgtool manifest > imgtool.json`: the shell makes the file (empty) before imgtool
+  /// runs, so an empty imgtool.json must count as none; an empty --manifest is an error.
+  @Test func anEmptyImgtoolJSONCountsAsNone() async throws {
+    let work = try Paths.temporaryFolder()
+    #expect(FileManager.default.createFile()
+      atPath: work.appendingPathComponent("imgtool.json").path, contents: Data())
+    let printed = try runExecutable(["manifest"], in: work)
+    #expect(printed.status == 0, "\(printed.err)")
+    #expect(printed.out.contains(#""name": "avatar.small""#))
+    let explicit = await runTool([
+      "manifest", "--manifest", work.appendingPathComponent("imgtool.json").path,
+    ])
+    #expect(explicit.status == 1)
+    #expect(
+      explicit.err.first
+        == "imgtool: \(work.path)/imgtool.json: not valid JSON: the file is empty (0 bytes)")
+  }
+
   /// As a user runs it: defaults found in the current folder.
   @Test func defaultsComeFromTheCurrentFolder() throws {
     let work = try Paths.temporaryFolder()
