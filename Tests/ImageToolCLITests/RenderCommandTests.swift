@@ -313,8 +313,8 @@ struct RenderCommandTests {
   /// runs, so an empty imgtool.json must count as none; an empty --manifest is an error.
   @Test func anEmptyImgtoolJSONCountsAsNone() async throws {
     let work = try Paths.temporaryFolder()
-    #expect(FileManager.default.createFile()
-      atPath: work.appendingPathComponent("imgtool.json").path, contents: Data())
+    let file = work.appendingPathComponent("imgtool.json").path
+    #expect(FileManager.default.createFile(atPath: file, contents: Data()))
     let printed = try runExecutable(["manifest"], in: work)
     #expect(printed.status == 0, "\(printed.err)")
     #expect(printed.out.contains(#""name": "avatar.small""#))
