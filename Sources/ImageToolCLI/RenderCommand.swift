@@ -85,11 +85,20 @@ public struct RenderCommand: Command {
         "imgtool: render: \(folder) holds no photos: no file in it or its subfolders has "
           + "an image extension (`imgtool render --help` lists them)")
     }
+    if let sheet = arguments.value("sheet"),
+      !["png", "jpg", "jpeg", "webp"].contains((sheet as NSString).pathExtension.lowercased())
+    {
+      throw CommandLineError.invalidValue(
+        option: "--sheet", value: sheet, reason: "the extension must be .png, .jpg, .jpeg or .webp")
+    }
     let force = arguments.flag("force")
     let start = ContinuousClock.now
     // Nothing to draw needs no writer: look read-only first (no lock, nothing written),
     // so an up-to-date render works on a read-only cache and beside another writer.
-    if !force, let tables = Self.upToDateTables(found.inputs, family: family, arguments, context) {
+    // (A sheet is drawn from the tables the render opens: that path writes it.)
+    if !force, arguments.value("sheet") == nil,
+      let tables = Self.upToDateTables(found.inputs, family: family, arguments, context)
+    {
       let summary = Summary(
         family: family, shard: shard, photos: found.inputs.count + found.problems.count,
         rendered: 0,
@@ -165,14 +174,6 @@ public struct RenderCommand: Command {
     await cache.waitForFills()
     progress.end()
     let seconds = progress.elapsedSeconds
-    if let sheet = arguments.value("sheet") {
-      let tables = names.compactMap { name in cache.table(format: name).map { (name, $0) } }
-      if let image = try ContactSheet.make(tables) {
-        try image.write(to: sheet)
-      } else {
-        console.err("imgtool: --sheet: the family holds no entries; nothing written to \(sheet)")
-      }
-    }
     let tables = names.compactMap { name -> TableSummary? in
       guard let table = cache.table(format: name) else { return nil }
       let held = before[name] ?? []
@@ -185,6 +186,15 @@ public struct RenderCommand: Command {
       rendered: rendered.count, upToDate: skipped, failed: failed, entriesWritten: written,
       seconds: seconds, tables: tables, manifest: manifest.origin)
     summary.print(to: console, json: arguments.flag("json"))
+    // After the summary: the entries are written whatever becomes of the sheet.
+    if let sheet = arguments.value("sheet") {
+      let tables = names.compactMap { name in cache.table(format: name).map { (name, $0) } }
+      if let image = try ContactSheet.make(tables) {
+        try image.write(to: sheet)
+      } else {
+        console.err("imgtool: --sheet: the family holds no entries; nothing written to \(sheet)")
+      }
+    }
     return failed.isEmpty ? ExitCode.success : ExitCode.failure
   }
 

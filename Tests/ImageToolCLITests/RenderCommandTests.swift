@@ -170,6 +170,42 @@ struct RenderCommandTests {
     }
   }
 
+  @Test func aSheetIsWrittenWhenAllIsUpToDateAndItsMistakesCostNoRender() async throws {
+    let photos = try photoFolder()
+    try FileManager.default.removeItem(at: photos.appendingPathComponent("broken.jpg"))
+    let work = photos.deletingLastPathComponent()
+    let cache = work.appendingPathComponent("cache").path
+    // A sheet the savers cannot write is refused before anything is rendered.
+    let bmp = await runTool([
+      "render", "--family", "avatar", "--cache", cache, "--sheet", work.path + "/s.bmp",
+      photos.path,
+    ])
+    #expect(bmp.status == 64)
+    #expect(
+      bmp.err.first
+        == "imgtool: invalid value '\(work.path)/s.bmp' for '--sheet': the extension must be "
+        + ".png, .jpg, .jpeg or .webp")
+    #expect(!FileManager.default.fileExists(atPath: cache))
+    _ = await runTool(["render", "--family", "avatar", "--cache", cache, "--quiet", photos.path])
+    // Everything up to date: the sheet is still drawn.
+    let sheet = work.appendingPathComponent("sheet.png").path
+    let upToDate = await runTool([
+      "render", "--family", "avatar", "--cache", cache, "--sheet", sheet, photos.path,
+    ])
+    #expect(upToDate.status == 0, "\(upToDate.err)")
+    #expect(upToDate.out.first?.contains("0 rendered, 5 up to date") == true)
+    let drawn = try VipsImage(file: sheet)
+    #expect(drawn.width > 0 && drawn.height > 0)
+    // A sheet that cannot be written fails after the summary of what was written.
+    let nowhere = await runTool([
+      "render", "--family", "avatar", "--cache", cache, "--force", "--quiet", "--sheet",
+      work.path + "/missing/sheet.png", photos.path,
+    ])
+    #expect(nowhere.status == 1)
+    #expect(nowhere.out.first?.contains("5 rendered, 0 up to date, 0 failed; 15 entries") == true)
+    #expect(nowhere.err.last?.contains("missing/sheet.png") == true, "\(nowhere.err)")
+  }
+
   @Test func exportAndSheetsShowWhatTheCacheHolds() async throws {
     let photos = try photoFolder()
     let work = photos.deletingLastPathComponent()
