@@ -1,5 +1,6 @@
 import Foundation
 import ImageCaching
+import ImageProcessing
 import ImageTables
 import Vips
 
@@ -23,6 +24,18 @@ public struct ExportCommand: Command {
     arguments: [.init("output", help: "The file to write (.png, .jpg or .webp).")]
   )
 
+  /// What to try instead: an entry that fails its checksum is drawn again by a render;
+  /// an id given as a path is matched against the ids (paths relative to the folder
+  /// rendered) that end it; else the closest id.
+  static func hint(_ entity: String, held: Bool, ids: [String]) -> String {
+    if held { return ": it fails its checksum; `imgtool render` of its photo draws it again" }
+    let ending = ids.filter { entity.hasSuffix("/" + $0) }.max { $0.count < $1.count }
+    if let match = ending ?? Suggestion.closest(to: entity, among: ids) {
+      return "; did you mean '\(match)'? (entity ids are paths relative to the folder rendered)"
+    }
+    return " (entity ids are paths relative to the folder rendered; `imgtool inspect` lists them)"
+  }
+
   public func run(_ arguments: ParsedArguments, context: CommandContext) async throws -> Int32 {
     guard let format = arguments.value("format") else {
       throw CommandLineError.missingOption(option: "--format", valueName: "name")
@@ -31,10 +44,15 @@ public struct ExportCommand: Command {
       throw CommandLineError.missingOption(option: "--entity", valueName: "id")
     }
     let table = try CacheTables.existing(format: format, arguments)
-    guard let entry = table.entries().last(where: { $0.entityID == entity }),
+    let entries = table.entries()
+    guard let entry = entries.last(where: { $0.entityID == entity }),
       let bitmap = table.bitmap(entityID: entry.entityID, sourceVersion: entry.sourceVersion)
     else {
-      context.console.err("imgtool: format '\(format)' holds no entry for '\(entity)'")
+      let held = entries.contains { $0.entityID == entity }
+      context.console.err(
+        "imgtool: format '\(format)' holds no "
+          + (held ? "readable entry" : "entry") + " for '\(entity)'"
+          + Self.hint(entity, held: held, ids: entries.map(\.entityID)))
       return ExitCode.failure
     }
     let output = arguments.positionals[0]
@@ -66,6 +84,18 @@ public struct SheetCommand: Command {
     ] + CacheOptions.specs,
     arguments: [.init("output", help: "The file to write (.png, .jpg or .webp).")]
   )
+
+  /// What to try instead: an entry that fails its checksum is drawn again by a render;
+  /// an id given as a path is matched against the ids (paths relative to the folder
+  /// rendered) that end it; else the closest id.
+  static func hint(_ entity: String, held: Bool, ids: [String]) -> String {
+    if held { return ": it fails its checksum; `imgtool render` of its photo draws it again" }
+    let ending = ids.filter { entity.hasSuffix("/" + $0) }.max { $0.count < $1.count }
+    if let match = ending ?? Suggestion.closest(to: entity, among: ids) {
+      return "; did you mean '\(match)'? (entity ids are paths relative to the folder rendered)"
+    }
+    return " (entity ids are paths relative to the folder rendered; `imgtool inspect` lists them)"
+  }
 
   public func run(_ arguments: ParsedArguments, context: CommandContext) async throws -> Int32 {
     var names: [String] = []

@@ -229,7 +229,25 @@ struct RenderCommandTests {
       "export", "--cache", cache, "--format", "avatar.medium", "--entity", "nope", exported,
     ])
     #expect(missing.status == 1)
-    #expect(missing.err == ["imgtool: format 'avatar.medium' holds no entry for 'nope'"])
+    #expect(
+      missing.err == [
+        "imgtool: format 'avatar.medium' holds no entry for 'nope' (entity ids are paths "
+          + "relative to the folder rendered; `imgtool inspect` lists them)"
+      ])
+    // The path of the photo as rendered, not its entity id: the id it ends with is named.
+    let byPath = await runTool([
+      "export", "--cache", cache, "--format", "avatar.medium", "--entity",
+      photos.path + "/space/hubble.jpg", exported,
+    ])
+    #expect(
+      byPath.err == [
+        "imgtool: format 'avatar.medium' holds no entry for '\(photos.path)/space/hubble.jpg'; "
+          + "did you mean 'space/hubble.jpg'? (entity ids are paths relative to the folder "
+          + "rendered)"
+      ])
+    #expect(
+      ExportCommand.hint("rocket.jpg", held: true, ids: [])
+        == ": it fails its checksum; `imgtool render` of its photo draws it again")
     let one = work.appendingPathComponent("one.png").path
     let single = await runTool(["sheet", "--cache", cache, "--format", "avatar.small", one])
     #expect(single.status == 0 && single.out.first?.hasSuffix("5 entries") == true)
