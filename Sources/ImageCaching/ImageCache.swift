@@ -31,6 +31,14 @@ public final class ImageCache: Sendable {
     var statistics = CacheStatistics()
     /// Fills whose task ``waitForFills()`` has not yet seen end.
     var started: [ObjectIdentifier: FillOperation] = [:]
+    /// Run by a fill's task after it answers its waiters, before it lets go of the
+    /// cache: tests widen that moment with it to show what ``waitForFills()`` waits for.
+    var afterAnswering: (@Sendable () -> Void)?
+  }
+
+  /// See `State.afterAnswering` (for tests).
+  func setAfterAnswering(_ hook: (@Sendable () -> Void)?) {
+    state.withLock { $0.afterAnswering = hook }
   }
 
   /// Opens (or creates) a table for every format kept for the configured device, and
@@ -292,6 +300,7 @@ public final class ImageCache: Sendable {
       return Array(operation.waiters.values)
     }
     for waiter in waiters { waiter.resume(with: result.mapError { $0 as any Error }) }
+    state.withLock { $0.afterAnswering }?()
   }
 
   /// Loads, decodes once, runs every pipeline, and only if all succeeded writes them.

@@ -232,8 +232,6 @@ public struct RenderCommand: Command {
     }
   }
 
-  /// The context with table reports dropped: a read-only look that fails is retried
-  /// for writing, which reports what it finds.
   /// The photos in the order they start: largest file first, so that a large photo
   /// started last does not leave the other cores idle while it finishes (the longest
   /// jobs first is the classic rule for spreading jobs over a few workers). Ties keep
@@ -247,6 +245,8 @@ public struct RenderCommand: Command {
       .map { inputs[$0] }
   }
 
+  /// The context with table reports dropped: a read-only look that fails is retried
+  /// for writing, which reports what it finds.
   private static func silent(_ context: CommandContext) -> CommandContext {
     CommandContext(console: Console(out: { _ in }, err: { _ in }), registry: context.registry)
   }
