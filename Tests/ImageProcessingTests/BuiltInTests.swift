@@ -47,6 +47,39 @@ struct BuiltInTests {
     #expect(difference < 2, "\(name): mean absolute difference \(difference)")
   }
 
+  /// fill(crop: attention) is thumbnail's resample cropped around the attention centre
+  /// (found once on the decode, at the window's shape), clamped inside: byte for byte.
+  @Test(arguments: photos)
+  func attentionCropIsCentredOnTheAttentionPoint(_ name: String) throws {
+    for (width, height) in [(64, 64), (100, 30), (30, 100)] {
+      let label = "\(name) \(width)x\(height)"
+      let decoded = try source(name, covering: width, height)
+      let filled = try registry.pipeline("fill(crop: attention)").process(
+        decoded, context: context(width, height))
+      let sizes = ThumbnailGeometry(
+        width: decoded.width, height: decoded.height, box: (width, height), covers: true)
+      let resized = try sizes.resample(decoded, geometry: SourceGeometry(of: decoded))
+      let aspect = Double(width) / Double(height)
+      let window = (
+        width: min(decoded.width, Int((Double(decoded.height) * aspect).rounded())),
+        height: min(decoded.height, Int((Double(decoded.width) / aspect).rounded()))
+      )
+      let point = try decoded.attentionCentre(width: window.width, height: window.height)
+      let centre = (
+        x: Double(point.x) / Double(decoded.width) * Double(resized.width),
+        y: Double(point.y) / Double(decoded.height) * Double(resized.height)
+      )
+      func clamped(_ value: Int, _ limit: Int) -> Int { min(max(0, value), limit) }
+      let left = clamped(Int((centre.x - Double(width) / 2).rounded(.down)), resized.width - width)
+      let top = clamped(
+        Int((centre.y - Double(height) / 2).rounded(.down)), resized.height - height)
+      let reference = try resized.cropped(left: left, top: top, width: width, height: height)
+      #expect(
+        try filled.writePixels() == reference.writePixels(),
+        "\(label): not the crop at (\(left), \(top))")
+    }
+  }
+
   @Test func attentionKeepsTheAstronautsFaceInFrame() throws {
     // A 128x64 band of the 512x512 portrait at quarter size: the face (eyes near row 25,
     // mouth near row 37) must be inside; the centre band (rows 32-96) cuts the eyes off.
