@@ -85,18 +85,6 @@ public struct SheetCommand: Command {
     arguments: [.init("output", help: "The file to write (.png, .jpg or .webp).")]
   )
 
-  /// What to try instead: an entry that fails its checksum is drawn again by a render;
-  /// an id given as a path is matched against the ids (paths relative to the folder
-  /// rendered) that end it; else the closest id.
-  static func hint(_ entity: String, held: Bool, ids: [String]) -> String {
-    if held { return ": it fails its checksum; `imgtool render` of its photo draws it again" }
-    let ending = ids.filter { entity.hasSuffix("/" + $0) }.max { $0.count < $1.count }
-    if let match = ending ?? Suggestion.closest(to: entity, among: ids) {
-      return "; did you mean '\(match)'? (entity ids are paths relative to the folder rendered)"
-    }
-    return " (entity ids are paths relative to the folder rendered; `imgtool inspect` lists them)"
-  }
-
   public func run(_ arguments: ParsedArguments, context: CommandContext) async throws -> Int32 {
     var names: [String] = []
     if arguments.value("format") != nil, arguments.value("family") != nil {
