@@ -28,25 +28,26 @@ struct ImageCacheTests {
   }
 
   @Test func afterWaitingForFillsTheNextWriterOpensAtOnce() async throws {
-    // A fill's caller is answered just before the fill's task lets go of the cache;
-    // after waitForFills() the tables (and their writer locks) go with the last reference.
-    // The hook holds that moment open for 200 ms, so the test does not hang on timing.
-    let folder = try Photos.temporaryFolder()
-    for wait in [false, true] {
-      do {
-        let cache = try makeCache(folder)
-        cache.setAfterAnswering { Thread.sleep(forTimeInterval: 0.2) }
-        _ = try await cache.fill(entity("rocket.jpg", version: "v\(wait)"), family: "avatar")
-        if wait { await cache.waitForFills() }
-      }
-      if wait {
-        #expect(throws: Never.self) { _ = try makeCache(folder) }
-      } else {
-        // Without waiting, the fill's task still holds the writer locks.
-        #expect(throws: CacheError.self) { _ = try makeCache(folder) }
-        try await Task.sleep(for: .milliseconds(400))
-      }
+    // A fill's caller is answered just before the fill's task lets go of the cache (and
+    // so of its tables' writer locks). Held there by a hook, the task keeps them:
+    let held = try Photos.temporaryFolder()
+    let release = DispatchSemaphore(value: 0)
+    do {
+      let cache = try makeCache(held)
+      cache.setAfterAnswering { release.wait() }
+      _ = try await cache.fill(entity("rocket.jpg"), family: "avatar")
     }
+    #expect(throws: CacheError.self) { _ = try makeCache(held) }
+    release.signal()
+    // waitForFills() returns only once the task has let go: the next writer opens at once.
+    let folder = try Photos.temporaryFolder()
+    do {
+      let cache = try makeCache(folder)
+      cache.setAfterAnswering { Thread.sleep(forTimeInterval: 0.2) }
+      _ = try await cache.fill(entity("rocket.jpg"), family: "avatar")
+      await cache.waitForFills()
+    }
+    #expect(throws: Never.self) { _ = try makeCache(folder) }
   }
 
   @Test func aFamilyFillEqualsFillingEachFormatAlone() async throws {
