@@ -452,17 +452,15 @@ static void premultiply_row(const uint8_t *in, float *out, int samples, int band
   }
 }
 
-/* Rows the vertical pass reads: floats, or 8-bit rows premultiplied as they are read
- * (so a whole premultiplied copy of a large decode is never held). */
+/* Rows the vertical pass reads: 8-bit rows premultiplied as they are read (so a whole
+ * premultiplied copy of a large decode is never held). */
 typedef struct {
-  const float *floats;
   const uint8_t *bytes;
   int bands;
-  float *scratch; /* one row, for `bytes` */
+  float *scratch; /* one row */
 } FloatRows;
 
 static inline const float *float_row(const FloatRows *rows, int y, int rowSamples) {
-  if (rows->floats) return rows->floats + (size_t)y * rowSamples;
   premultiply_row(rows->bytes + (size_t)y * rowSamples, rows->scratch, rowSamples, rows->bands);
   return rows->scratch;
 }
@@ -485,7 +483,6 @@ typedef struct {
 static inline __attribute__((always_inline)) const float *ring_row(RowRing *ring,
                                                                    FloatRows *source, int j,
                                                                    int rowSamples) {
-  if (ring->box == 1 && source->floats) return source->floats + (size_t)j * rowSamples;
   const int slot = j % ring->slots;
   float *q = ring->rows + (size_t)slot * rowSamples;
   if (ring->made[slot] == j) return q;
@@ -524,11 +521,7 @@ static float *reduce_rows_float(FloatRows source, int rowSamples, int rows, doub
   for (int i = 0; i < ring.slots; i++) ring.made[i] = -1;
   if (plan.shrink == 1.0) {
     /* No kernel: the (boxed) rows are the output, each made in its own slot. */
-    for (int y = 0; y < count; y++) {
-      const float *row = ring_row(&ring, &source, y, rowSamples);
-      if (row != ring.rows + (size_t)y * rowSamples)
-        memcpy(ring.rows + (size_t)y * rowSamples, row, sizeof(float) * (size_t)rowSamples);
-    }
+    for (int y = 0; y < count; y++) ring_row(&ring, &source, y, rowSamples);
     free(ring.made);
     free(ring.sum);
     *outRows = count;
@@ -680,7 +673,7 @@ int cvips_resize_premultiplied_float_pixels(VipsImage *in, double hscale, double
   if (vscale < 1.0) {
     float *scratch = malloc(sizeof(float) * rowSamples);
     if (!scratch) goto oom;
-    FloatRows source = {NULL, (const uint8_t *)in->data, bands, scratch};
+    FloatRows source = {(const uint8_t *)in->data, bands, scratch};
     floats = reduce_rows_float(source, (int)rowSamples, h, 1.0 / vscale, &h);
     free(scratch);
   } else {
