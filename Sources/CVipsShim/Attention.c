@@ -19,6 +19,7 @@
  * same graph built from libvips operations.
  */
 #include "CVipsShim.h"
+#include "EdgeExtension.h"
 
 #include <math.h>
 #include <stdlib.h>
@@ -87,10 +88,6 @@ static inline float divided(float a, float b) {
   return b == 0 ? 0 : a / b;
 }
 
-static inline int clamped(int i, int count) {
-  return i < 0 ? 0 : i >= count ? count - 1 : i;
-}
-
 /* The score before the blur, one float a pixel: |5 x Laplacian of Y| + skin + Lab a,
  * the last two zero where Y <= 5 (vips_sum of the three, in that order). `rgb` holds
  * the miniature's 8-bit sRGB samples, three a pixel. */
@@ -137,13 +134,13 @@ static void attention_scores(const uint8_t *rgb, int width, int height, float *Y
   for (int y = 0; y < height; y++)
     for (int x = 0; x < width; x++) {
       const float *row = Y + y * width;
-      const int left = clamped(x - 1, width), right = clamped(x + 1, width);
+      const int left = clamp_index(x - 1, width), right = clamp_index(x + 1, width);
       double sum = 0;
-      sum += -1 * Y[clamped(y - 1, height) * width + x];
+      sum += -1 * Y[clamp_index(y - 1, height) * width + x];
       sum += -1 * row[left];
       sum += 4 * row[x];
       sum += -1 * row[right];
-      sum += -1 * Y[clamped(y + 1, height) * width + x];
+      sum += -1 * Y[clamp_index(y + 1, height) * width + x];
       const float laplacian = (sum / 1) + 0;
       const float a1 = 5.0, b1 = 0.0;
       const float edge = fabsf(a1 * laplacian + b1);
@@ -190,8 +187,8 @@ static void convolve_line(const float *in, float *out, int width, int height, co
       double sum = 0;
       for (int k = 0; k < size; k++) {
         if (!mask[k]) continue; /* convi skips zero weights */
-        const int sx = vertical ? x : clamped(x + k - size / 2, width);
-        const int sy = vertical ? clamped(y + k - size / 2, height) : y;
+        const int sx = vertical ? x : clamp_index(x + k - size / 2, width);
+        const int sy = vertical ? clamp_index(y + k - size / 2, height) : y;
         sum += mask[k] * in[sy * width + sx];
       }
       out[y * width + x] = (sum / scale) + 0;

@@ -13,6 +13,7 @@
  * vips_reducev, then vips_reduceh), on the calling thread.
  */
 #include "CVipsShim.h"
+#include "EdgeExtension.h"
 
 #include <math.h>
 #include <pthread.h>
@@ -28,10 +29,6 @@ enum {
   PHASES = 64,          /* VIPS_TRANSFORM_SCALE: sub-pixel positions per pixel */
   COEFFICIENT_SHIFT = 12 /* VIPS_INTERPOLATE_SHIFT: coefficients are x 4096 */
 };
-
-static inline int clamp_index(int i, int count) {
-  return i < 0 ? 0 : i >= count ? count - 1 : i;
-}
 
 /* The lanczos3 weights of libvips's reduce for one phase, normalised to sum 1. */
 static void lanczos3_weights(double *weights, int points, double shrink, double phase) {
