@@ -10,17 +10,6 @@ import Vips
 /// the folder walk, required options, help, errors, read-only commands and --wait.
 @Suite("A newcomer's first hour")
 struct FirstHourTests {
-  /// A folder holding copies of the named photo fixtures, and a cache folder beside it.
-  private func photos(_ names: [String]) throws -> (photos: URL, cache: String) {
-    let work = try Fixtures.temporaryFolder()
-    let folder = work.appendingPathComponent("photos")
-    try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
-    for name in names {
-      try FileManager.default.copyItem(
-        atPath: Fixtures.path(name), toPath: folder.appendingPathComponent(name).path)
-    }
-    return (folder, work.appendingPathComponent("cache").path)
-  }
 
   /// A manifest file of one format.
   private func manifest(
@@ -49,7 +38,7 @@ struct FirstHourTests {
   // MARK: The summary
 
   @Test func theSummaryCountsPhotosAndEntriesWithRightPluralsAndNoRateWhenIdle() async throws {
-    let (folder, cache) = try photos(["chelsea.png"])
+    let (folder, cache) = try copiedPhotos(["chelsea.png"])
     let first = await runTool(["render", "--family", "avatar", "--cache", cache, folder.path])
     #expect(first.status == 0)
     let line = try #require(first.out.first)
@@ -75,7 +64,7 @@ struct FirstHourTests {
 
   @Test func evictionIsCountedPerFormatAndWarnedAbout() async throws {
     let names = ["astronaut.png", "chelsea.png", "coffee.png", "hubble.jpg", "rocket.jpg"]
-    let (folder, cache) = try photos(names)
+    let (folder, cache) = try copiedPhotos(names)
     let manifestPath = try manifest(
       #"{ "name": "tiny", "family": "t", "size": "8x8", "scale": 1, "maximumCount": 2, "pipeline": "fill" }"#,
       in: folder.deletingLastPathComponent())
@@ -132,7 +121,7 @@ struct FirstHourTests {
         .allSatisfy(suffixes.contains), "\(suffixes.sorted())")
     // Loaders blocked for untrusted input give no suffix.
     #expect(!suffixes.contains("ppm") && !suffixes.contains("svg") && !suffixes.contains("pdf"))
-    let (folder, cache) = try photos(["chelsea.heic", "chelsea.avif", "chelsea.gif"])
+    let (folder, cache) = try copiedPhotos(["chelsea.heic", "chelsea.avif", "chelsea.gif"])
     try Data("notes".utf8).write(to: folder.appendingPathComponent("README.md"))
     let result = await runTool([
       "render", "--family", "avatar", "--cache", cache, "--json", folder.path,
@@ -149,7 +138,7 @@ struct FirstHourTests {
   @Test func requiredOptionsAreShownAndReportedAsRequired() async throws {
     // A folder of its own: were the option not required, nothing would land in the
     // working directory (or the repository).
-    let (folder, cache) = try photos(["chelsea.png"])
+    let (folder, cache) = try copiedPhotos(["chelsea.png"])
     let missing = await runTool(["render", "--cache", cache, folder.path])
     #expect(missing.status == 64)
     #expect(missing.err.first == "imgtool: missing required option '--family <name>'")
@@ -217,7 +206,7 @@ struct FirstHourTests {
   }
 
   @Test func browsingPastTheLastPhotoIsAnError() async throws {
-    let (folder, cache) = try photos(["chelsea.png", "coffee.png", "rocket.jpg"])
+    let (folder, cache) = try copiedPhotos(["chelsea.png", "coffee.png", "rocket.jpg"])
     #expect(
       await runTool(["render", "--family", "photo", "--cache", cache, folder.path]).status == 0)
     let output = folder.appendingPathComponent("frame.png").path
@@ -256,7 +245,7 @@ struct FirstHourTests {
   }
 
   @Test func exportToJPEGFlattensOntoTheManifestBackground() async throws {
-    let (folder, cache) = try photos(["chelsea.png"])
+    let (folder, cache) = try copiedPhotos(["chelsea.png"])
     let manifestPath = try manifest(
       #"{ "name": "disc", "family": "d", "size": "32x32", "scale": 1, "style": "bgra32", "pipeline": "fill | circle" }"#,
       background: "#00ff00", in: folder.deletingLastPathComponent())
@@ -284,7 +273,7 @@ struct FirstHourTests {
   // MARK: Readers and writers
 
   @Test func commandsThatOnlyReadNeedNoLock() async throws {
-    let (folder, cache) = try photos(["chelsea.png", "coffee.png"])
+    let (folder, cache) = try copiedPhotos(["chelsea.png", "coffee.png"])
     #expect(
       await runTool(["render", "--family", "photo", "--cache", cache, folder.path]).status == 0)
     // A render of one family leaves the others' tables alone (none is made).
@@ -323,7 +312,7 @@ struct FirstHourTests {
   /// up-to-date render and `browse` still work, and not one byte of the cache changes,
   /// reader tables included (they are mapped copy-on-write).
   @Test func aCacheThisUserCannotWriteIsStillRead() async throws {
-    let (folder, cache) = try photos(["chelsea.png", "coffee.png"])
+    let (folder, cache) = try copiedPhotos(["chelsea.png", "coffee.png"])
     let rendered = await runTool(["render", "--family", "photo", "--cache", cache, folder.path])
     #expect(rendered.status == 0, "\(rendered.err)")
     let before = try contents(of: cache)
@@ -358,7 +347,7 @@ struct FirstHourTests {
 
   // Were the child never to say it waits, the read would block: the limit ends it.
   @Test(.timeLimit(.minutes(2))) func renderWaitWaitsForTheOtherWriter() async throws {
-    let (folder, cache) = try photos(["chelsea.png"])
+    let (folder, cache) = try copiedPhotos(["chelsea.png"])
     var writer: WriterLockHolder? = try WriterLockHolder(cache, "avatar.small")
     let process = Process()
     process.executableURL = Paths.executable

@@ -11,19 +11,12 @@ struct LazyModuleTests {
   func render(_ names: [String], notes: Bool = false) throws -> (
     result: (status: Int32, out: String, err: String, loaderLog: String), cache: String
   ) {
-    let work = try Paths.temporaryFolder()
-    let folder = work.appendingPathComponent("photos")
-    try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
-    for name in names {
-      try FileManager.default.copyItem(
-        atPath: Fixtures.path(name), toPath: folder.appendingPathComponent(name).path)
-    }
+    let (folder, cache) = try copiedPhotos(names)
     if notes {  // what folders of photos also hold, which no loader reads
       for name in ["README.md", ".DS_Store", "notes"] {
         try Data("notes\n".utf8).write(to: folder.appendingPathComponent(name))
       }
     }
-    let cache = work.appendingPathComponent("cache").path
     let result = try runExecutableWatchingLibraries([
       "render", "--family", "avatar", "--quiet", "--cache", cache, folder.path,
     ])

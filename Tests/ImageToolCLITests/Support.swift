@@ -88,3 +88,15 @@ func loadsLibvips(_ loaderLog: String) -> Bool {
     $0.contains("calling init: /") && $0.contains("/libvips.so")
   }
 }
+
+/// A fresh folder holding copies of the named fixtures, and a cache path beside it.
+func copiedPhotos(_ names: [String]) throws -> (photos: URL, cache: String) {
+  let work = try Fixtures.temporaryFolder()
+  let folder = work.appendingPathComponent("photos")
+  try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+  for name in names {
+    try FileManager.default.copyItem(
+      atPath: Fixtures.path(name), toPath: folder.appendingPathComponent(name).path)
+  }
+  return (folder, work.appendingPathComponent("cache").path)
+}
