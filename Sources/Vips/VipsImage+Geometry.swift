@@ -60,14 +60,15 @@ extension VipsImage {
   }
 
   /// Runs a shim function that returns 0 and an image, 1 when the image is not for it,
-  /// or -1 with libvips's error.
-  private func inMemory(
+  /// or -1 with libvips's error (named as `operation`'s).
+  func inMemory(
+    _ operation: String = "resize",
     _ call: (UnsafeMutablePointer<UnsafeMutablePointer<CVips.VipsImage>?>) -> Int32
   ) throws(VipsError) -> VipsImage? {
     var out: UnsafeMutablePointer<CVips.VipsImage>? = nil
     let status = withExtendedLifetime(self) { call(&out) }
     if status == 0, let out { return VipsImage(taking: out, source: source, anchors: anchors) }
-    guard status > 0 else { throw VipsError.fromLibvips(operation: "resize", source: source) }
+    guard status > 0 else { throw VipsError.fromLibvips(operation: operation, source: source) }
     return nil
   }
 

@@ -54,16 +54,10 @@ extension VipsImage {
   /// Nil when the image is not for it (samples not 8-bit, a profile space other than
   /// grey, RGB or CMYK, no usable profile at all).
   func iccTransformedToSRGBInProcess() throws(VipsError) -> VipsImage? {
-    var out: UnsafeMutablePointer<CVips.VipsImage>? = nil
     let fallback = fallbackInputProfile
-    let status = withExtendedLifetime(self) {
-      cvips_icc_transform_to_srgb_cached(pointer, &out, fallback)
+    return try inMemory("icc_transform") {
+      cvips_icc_transform_to_srgb_cached(pointer, $0, fallback)
     }
-    if status == 0, let out { return VipsImage(taking: out, source: source, anchors: anchors) }
-    guard status > 0 else {
-      throw VipsError.fromLibvips(operation: "icc_transform", source: source)
-    }
-    return nil
   }
 
   /// The ICC transform through libvips's `vips_icc_transform` always, then a copy without
