@@ -240,37 +240,101 @@ static int take_pixels(VipsImage *image, void **pixels, int *width, int *height)
   return 0;
 }
 
+/* `image` (8-bit, in memory) with its embedded ICC profile applied: ColourTransform.c's
+ * cached transform, or vips_icc_transform where that declines. */
+static int icc_applied(VipsObject *scope, VipsImage *image, VipsImage **out) {
+  VipsImage **t = (VipsImage **)vips_object_local_array(scope, 2);
+  const int status = cvips_icc_transform_to_srgb_cached(image, &t[0], "srgb");
+  if (status < 0) return -1;
+  if (status == 0) {
+    *out = t[0];
+    return 0;
+  }
+  if (cvips_icc_transform_embedded(image, &t[1], "srgb", "srgb") ||
+      !(t[0] = vips_image_copy_memory(t[1])))
+    return -1;
+  *out = t[0];
+  return 0;
+}
+
+/* Premultiplied float miniature pixels with `in`'s ICC profile applied as thumbnail
+ * orders it: unpremultiplied and cast to 8 bits, transformed, premultiplied again. */
+static int icc_applied_premultiplied(VipsObject *scope, VipsImage *in, float **pixels,
+                                     int width, int height) {
+  VipsImage **t = (VipsImage **)vips_object_local_array(scope, 5);
+  const void *profile;
+  size_t length;
+  if (vips_image_get_blob(in, VIPS_META_ICC_NAME, &profile, &length)) return -1;
+  if (!(t[0] = vips_image_new_from_memory_copy(*pixels, sizeof(float) * width * height * in->Bands,
+                                               width, height, in->Bands, VIPS_FORMAT_FLOAT)))
+    return -1;
+  t[0]->Type = in->Type;
+  vips_image_set_blob_copy(t[0], VIPS_META_ICC_NAME, profile, length);
+  VipsImage *managed;
+  if (vips_unpremultiply(t[0], &t[1], NULL) || vips_cast(t[1], &t[2], VIPS_FORMAT_UCHAR, NULL) ||
+      !(t[3] = vips_image_copy_memory(t[2])) || icc_applied(scope, t[3], &managed) ||
+      vips_premultiply(managed, &t[4], NULL))
+    return -1;
+  VipsImage *premultiplied = vips_image_copy_memory(t[4]);
+  if (!premultiplied) return -1;
+  free(*pixels);
+  *pixels = NULL;
+  int w, h;
+  const int status = take_pixels(premultiplied, (void **)pixels, &w, &h);
+  g_object_unref(premultiplied);
+  return status;
+}
+
 /* The 32x32 miniature: Resample.c's, or vips_resize's (upsizing, or an image not in
- * memory) read back into memory. 8-bit, or premultiplied floats when `alpha`.
- * `*pixels` is for the caller to free. */
-static int make_miniature(VipsImage *in, double hscale, double vscale, int alpha, void **pixels,
-                          int *width, int *height) {
+ * memory) read back into memory. 8-bit, or premultiplied floats when `alpha`. With
+ * `manage`, the embedded ICC profile of an RGB image (three bands or four) is applied
+ * to it, as thumbnail applies an export profile after its resize. `*pixels` is for the
+ * caller to free. */
+static int make_miniature(VipsImage *in, double hscale, double vscale, int alpha, int manage,
+                          void **pixels, int *width, int *height) {
   VipsObject *scope = VIPS_OBJECT(vips_image_new());
   VipsImage **t = (VipsImage **)vips_object_local_array(scope, 4);
+  manage = manage && (in->Bands == 3 || in->Bands == 4) &&
+           vips_image_get_typeof(in, VIPS_META_ICC_NAME);
+  VipsImage *miniature = NULL;
   int status;
   if (alpha) {
     status = cvips_resize_premultiplied_float_pixels(in, hscale, vscale, (float **)pixels, width,
                                                      height);
   } else {
     status = cvips_resize_uchar_in_memory(in, &t[3], hscale, vscale);
-    if (status == 0) status = take_pixels(t[3], pixels, width, height);
+    miniature = t[3];
   }
-  if (status <= 0) goto done;
-  VipsImage *source = in;
-  status = -1;
+  if (status > 0) {
+    VipsImage *source = in;
+    status = -1;
+    if (alpha) {
+      if (vips_premultiply(in, &t[0], NULL)) goto done;
+      source = t[0];
+    }
+    if (vips_resize(source, &t[1], hscale, "vscale", vscale, NULL) ||
+        !(t[2] = vips_image_copy_memory(t[1])))
+      goto done;
+    const VipsBandFormat expected = alpha ? VIPS_FORMAT_FLOAT : VIPS_FORMAT_UCHAR;
+    if (t[2]->BandFmt != expected || t[2]->Bands != in->Bands) {
+      vips_error("smartcrop", "unexpected miniature format");
+      goto done;
+    }
+    if (alpha && take_pixels(t[2], pixels, width, height)) goto done;
+    miniature = t[2];
+    status = 0;
+  }
+  if (status < 0) goto done;
   if (alpha) {
-    if (vips_premultiply(in, &t[0], NULL)) goto done;
-    source = t[0];
+    if (manage && icc_applied_premultiplied(scope, in, (float **)pixels, *width, *height)) {
+      free(*pixels);
+      *pixels = NULL;
+      status = -1;
+    }
+  } else {
+    if (manage && icc_applied(scope, miniature, &miniature)) status = -1;
+    if (status == 0) status = take_pixels(miniature, pixels, width, height);
   }
-  if (vips_resize(source, &t[1], hscale, "vscale", vscale, NULL) ||
-      !(t[2] = vips_image_copy_memory(t[1])))
-    goto done;
-  const VipsBandFormat expected = alpha ? VIPS_FORMAT_FLOAT : VIPS_FORMAT_UCHAR;
-  if (t[2]->BandFmt != expected || t[2]->Bands != in->Bands) {
-    vips_error("smartcrop", "unexpected miniature format");
-    goto done;
-  }
-  status = take_pixels(t[2], pixels, width, height);
 done:
   g_object_unref(scope);
   return status;
@@ -294,7 +358,8 @@ static int bad_window(VipsImage *in, int width, int height) {
   return 0;
 }
 
-int cvips_attention_centre_in_c(VipsImage *in, int width, int height, int *x, int *y) {
+static int attention_centre_in_c(VipsImage *in, int width, int height, int manage, int *x,
+                                  int *y) {
   int grey;
   if (bad_window(in, width, height)) return -1;
   if (!for_the_loops(in, &grey)) return 1;
@@ -306,7 +371,7 @@ int cvips_attention_centre_in_c(VipsImage *in, int width, int height, int *x, in
 
   void *pixels = NULL;
   int w, h;
-  if (make_miniature(in, hscale, vscale, alpha, &pixels, &w, &h)) return -1;
+  if (make_miniature(in, hscale, vscale, alpha, manage, &pixels, &w, &h)) return -1;
   const int count = w * h;
   uint8_t *rgb = miniature_rgb(pixels, count, in->Bands, grey, alpha);
   free(pixels);
@@ -333,6 +398,15 @@ int cvips_attention_centre_in_c(VipsImage *in, int width, int height, int *x, in
   free(mask);
   free(planes);
   return 0;
+}
+
+int cvips_attention_centre_in_c(VipsImage *in, int width, int height, int *x, int *y) {
+  return attention_centre_in_c(in, width, height, 0, x, y);
+}
+
+int cvips_attention_centre_of_managed_in_c(VipsImage *in, int width, int height, int *x,
+                                           int *y) {
+  return attention_centre_in_c(in, width, height, 1, x, y);
 }
 
 static int attention_centre_by_graph(VipsImage *in, int width, int height, int *x, int *y);

@@ -17,6 +17,25 @@ public struct Pipeline: Sendable {
   /// The identifiers joined by ` | `: a spec that builds the same pipeline.
   public var identifier: String { identifiers.joined(separator: " | ") }
 
+  /// Whether the pipeline resamples before any processor looks at the pixels: every
+  /// processor up to its first resample plans its geometry (``SourceGeometryProcessor``:
+  /// crops in the photo's coordinates, then a fill or fit). A decode for such a
+  /// pipeline may keep the photo's ICC profile, which the resample then applies to its
+  /// result (``ThumbnailGeometry/resample(_:geometry:window:)``).
+  public func resamplesFirst(
+    photoWidth width: Int, photoHeight height: Int, context: ProcessingContext
+  ) -> Bool {
+    var geometry = SourceGeometry(photoWidth: width, photoHeight: height)
+    for processor in processors {
+      guard let planned = processor as? any SourceGeometryProcessor else { return false }
+      switch planned.plan(geometry, context: context) {
+      case .region(let region): geometry = region
+      case .resample: return true
+      }
+    }
+    return false
+  }
+
   /// How much this pipeline shrinks a photo of `width` by `height` (as displayed) at
   /// most, in photo pixels per output pixel: what the family's decode may shrink on load.
   /// Steps are planned up to the first that resamples (``SourceGeometryProcessor``); a

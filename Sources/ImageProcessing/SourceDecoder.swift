@@ -2,9 +2,13 @@ import Foundation
 import Vips
 
 /// Decodes a source once, with shrink-on-load only (never a resample), upright and in
-/// 8-bit sRGB (an embedded profile applied once, here, rather than by every format),
-/// and says where its pixels sit in the photo (``SourceGeometry``): every pipeline of a
-/// family then resamples once from it, with geometry in the photo's coordinates.
+/// 8-bit sRGB, and says where its pixels sit in the photo (``SourceGeometry``): every
+/// pipeline of a family then resamples once from it, with geometry in the photo's
+/// coordinates.
+///
+/// An RGB photo's embedded ICC profile is applied after each format's resample, to its
+/// few pixels, when every pipeline resamples first (``Pipeline/resamplesFirst(photoWidth:photoHeight:context:)``),
+/// as thumbnail applies an export profile after its resize; otherwise here, once.
 public enum SourceDecoder {
   /// A pixel box a format needs.
   public struct Box: Sendable, Equatable {
@@ -32,8 +36,17 @@ public enum SourceDecoder {
   public static func decode(
     bytes: [UInt8], name: String, for consumers: [Consumer], limits: ImageLimits = .standard
   ) throws(VipsError) -> Decoded {
-    let (image, header, factor) = try VipsImage.decode(bytes: bytes, name: name, limits: limits) {
-      header in
+    let (image, header, factor) = try VipsImage.decode(
+      bytes: bytes, name: name, limits: limits,
+      keepingICCProfile: { header in
+        !consumers.isEmpty
+          && consumers.allSatisfy {
+            $0.pipeline.resamplesFirst(
+              photoWidth: header.displayWidth, photoHeight: header.displayHeight,
+              context: $0.context)
+          }
+      }
+    ) { header in
       consumers.map {
         $0.pipeline.decodeShrink(
           photoWidth: header.displayWidth, photoHeight: header.displayHeight, context: $0.context)

@@ -57,9 +57,21 @@ public struct ThumbnailGeometry: Sendable, Equatable {
   ///
   /// With a `window` (inside this size), the result is that part of the resample, the
   /// same pixels as cropping it afterwards, computed alone where the resize allows.
+  ///
+  /// An image that still carries its ICC profile (a decode made for pipelines that
+  /// resample first, see ``SourceDecoder``) is resampled as it is and the profile is
+  /// applied to the result: thumbnail's order with `export_profile` sRGB, and far fewer
+  /// pixels to transform.
   public func resample(_ image: VipsImage, geometry: SourceGeometry, window: PixelRect? = nil)
     throws(VipsError) -> VipsImage
   {
+    let resampled = try resampleKeepingProfile(image, geometry: geometry, window: window)
+    return resampled.hasICCProfile ? try resampled.toSRGB() : resampled
+  }
+
+  private func resampleKeepingProfile(
+    _ image: VipsImage, geometry: SourceGeometry, window: PixelRect?
+  ) throws(VipsError) -> VipsImage {
     var scales = (h: 1 / horizontalShrink, v: 1 / verticalShrink)
     if !geometry.isActualSize(image) {
       scales = (

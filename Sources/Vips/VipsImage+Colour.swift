@@ -21,6 +21,12 @@ extension VipsImage {
     return try image.castToUInt8().withoutICCProfile()
   }
 
+  /// Whether ``toSRGB()`` would only apply the embedded ICC profile: 8-bit sRGB, three
+  /// bands or four (alpha), with a profile.
+  public var isSRGBButForICCProfile: Bool {
+    hasICCProfile && format == .uchar && interpretation == .srgb && (bands == 3 || bands == 4)
+  }
+
   /// The image as 8-bit luminance (alpha kept): one band, or two with alpha.
   public func toGreyscale() throws(VipsError) -> VipsImage {
     var image = self

@@ -14,6 +14,12 @@ extension VipsImage {
   /// The result says which integer factor the loader shrank by: a decoded pixel
   /// stands for that many photo pixels across and down.
   ///
+  /// When `keepingICCProfile` says so for the header, an 8-bit RGB photo (alpha or not)
+  /// with an embedded profile keeps the profile, its pixels untouched: for a caller that
+  /// resamples first and then applies the profile (``toSRGB()``) to fewer pixels, as
+  /// thumbnail does. Other photos (CMYK, greyscale, 16-bit) are made 8-bit sRGB all the
+  /// same.
+  ///
   /// ```swift
   /// let (decoded, header, factor) = try VipsImage.decode(bytes: jpeg, name: "ada.jpg") { header in
   ///   Double(min(header.displayWidth, header.displayHeight)) / 256
@@ -21,6 +27,7 @@ extension VipsImage {
   /// ```
   public static func decode(
     bytes: [UInt8], name: String = "bytes", limits: ImageLimits? = .standard,
+    keepingICCProfile: (ImageHeader) -> Bool = { _ in false },
     shrink: (ImageHeader) -> Double
   ) throws(VipsError) -> (image: VipsImage, header: ImageHeader, shrunkBy: Int) {
     let probe = try VipsImage(bytes: bytes, name: name, limits: limits)
@@ -40,7 +47,9 @@ extension VipsImage {
         // Turning needs the whole image: compute it once, then turn it in memory.
         loaded = try loaded.materialized().autorotated()
       }
-      return (try loaded.toSRGB().materialized(), header, factor)
+      let keeps = loaded.isSRGBButForICCProfile && keepingICCProfile(header)
+      let managed = keeps ? loaded : try loaded.toSRGB()
+      return (try managed.materialized(), header, factor)
     } catch {
       throw error.classified(truncated: TruncationCheck.isTruncated(bytes: bytes))
     }

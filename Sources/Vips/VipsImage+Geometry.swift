@@ -161,14 +161,35 @@ extension VipsImage {
     return (Int(x), Int(y))
   }
 
+  /// Where the attention measure centres a `width` by `height` crop of this image as
+  /// it looks once colour-managed: ``attentionCentre(width:height:)`` of ``toSRGB()``,
+  /// for an image that still carries its ICC profile. As thumbnail measures after its
+  /// resize and export profile, the profile is applied to the measure's 32-pixel
+  /// miniature, not to the image, when the image ``isSRGBButForICCProfile``.
+  public func managedAttentionCentre(width: Int, height: Int) throws(VipsError) -> (
+    x: Int, y: Int
+  ) {
+    guard hasICCProfile else { return try attentionCentre(width: width, height: height) }
+    if isSRGBButForICCProfile,
+      let found = try attentionCentreInC(width: width, height: height, managed: true)
+    {
+      return found
+    }
+    return try toSRGB().attentionCentre(width: width, height: height)
+  }
+
   /// ``attentionCentre(width:height:)`` by the shim's C loops alone, or nil when this
   /// image is not for them (not 8-bit, or neither sRGB nor B_W): then the measure runs
-  /// as libvips operations.
-  func attentionCentreInC(width: Int, height: Int) throws(VipsError) -> (x: Int, y: Int)? {
+  /// as libvips operations. `managed`: the miniature has the ICC profile applied.
+  func attentionCentreInC(width: Int, height: Int, managed: Bool = false) throws(VipsError) -> (
+    x: Int, y: Int
+  )? {
     var x: Int32 = 0
     var y: Int32 = 0
     let status = withExtendedLifetime(self) {
-      cvips_attention_centre_in_c(pointer, Int32(width), Int32(height), &x, &y)
+      managed
+        ? cvips_attention_centre_of_managed_in_c(pointer, Int32(width), Int32(height), &x, &y)
+        : cvips_attention_centre_in_c(pointer, Int32(width), Int32(height), &x, &y)
     }
     guard status <= 0 else { return nil }
     guard status == 0 else { throw VipsError.fromLibvips(operation: "smartcrop", source: source) }

@@ -75,6 +75,7 @@ struct ReadmeSnippetTests {
     ]
     let moduleMaps = [
       Fixtures.packageRoot.appendingPathComponent("Sources/CVips/module.modulemap").path,
+      Fixtures.packageRoot.appendingPathComponent("Sources/CLCMS2/module.modulemap").path,
       build.appendingPathComponent("CVipsShim.build/module.modulemap").path,
       build.appendingPathComponent("ImageToolPluginABI.build/module.modulemap").path,
     ]

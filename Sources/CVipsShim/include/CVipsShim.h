@@ -137,6 +137,11 @@ int cvips_attention_centre(VipsImage *in, int width, int height, int *x, int *y)
  * the miniature is made), or 1 when `in` is not for that path (not 8-bit, or neither
  * sRGB nor B_W); cvips_attention_centre uses it whenever it does not decline. */
 int cvips_attention_centre_in_c(VipsImage *in, int width, int height, int *x, int *y);
+/* cvips_attention_centre_in_c with the embedded ICC profile of an RGB image (three
+ * bands or four) applied to the miniature before it is measured: thumbnail's order,
+ * which measures after applying its export profile. */
+int cvips_attention_centre_of_managed_in_c(VipsImage *in, int width, int height, int *x,
+                                           int *y);
 
 /* ColourTransform.c: vips_icc_transform(in, out, "srgb", "embedded", TRUE,
  * "input_profile", fallback_input_profile, "depth", 8) for an 8-bit image, with lcms2

@@ -66,7 +66,8 @@ extension ImageProcessors {
         )
         let key = "fill.attention:\(window.width)x\(window.height)"
         let found = try (context.memo ?? ProcessingMemo()).value(key) {
-          let point = try image.attentionCentre(width: window.width, height: window.height)
+          let point = try image.managedAttentionCentre(
+            width: window.width, height: window.height)
           return [Double(point.x) / Double(image.width), Double(point.y) / Double(image.height)]
         }
         let centre = (x: found[0] * Double(sizes.width), y: found[1] * Double(sizes.height))

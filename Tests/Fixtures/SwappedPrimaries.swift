@@ -1,0 +1,46 @@
+import CLCMS2
+import Vips
+
+/// A made photo for colour management: its ICC profile swaps the red and blue
+/// primaries, so what it shows once managed differs plainly from its stored pixels.
+public enum SwappedPrimaries {
+  /// The skin colour the attention measure scores highest, in sRGB.
+  public static let skin: [UInt8] = [224, 172, 145]
+
+  /// An RGB profile (gamma 2.2, D65) whose red and blue primaries are sRGB's blue and
+  /// red: device (r, g, b) shows as about sRGB (b, g, r). Built with lcms2.
+  public static func profile() -> [UInt8] {
+    var white = cmsCIExyY(x: 0.3127, y: 0.3290, Y: 1)
+    var primaries = cmsCIExyYTRIPLE(
+      Red: cmsCIExyY(x: 0.15, y: 0.06, Y: 1), Green: cmsCIExyY(x: 0.30, y: 0.60, Y: 1),
+      Blue: cmsCIExyY(x: 0.64, y: 0.33, Y: 1))
+    guard let gamma = cmsBuildGamma(nil, 2.2) else { fatalError("lcms2: no tone curve") }
+    defer { cmsFreeToneCurve(gamma) }
+    var curves: [OpaquePointer?] = [gamma, gamma, gamma]
+    guard let profile = cmsCreateRGBProfile(&white, &primaries, &curves) else {
+      fatalError("lcms2: no profile")
+    }
+    defer { cmsCloseProfile(profile) }
+    var size: cmsUInt32Number = 0
+    _ = cmsSaveProfileToMem(profile, nil, &size)
+    var bytes = [UInt8](repeating: 0, count: Int(size))
+    guard cmsSaveProfileToMem(profile, &bytes, &size) != 0 else { fatalError("lcms2: not saved") }
+    return bytes
+  }
+
+  /// 200x100 with the profile: the left half is skin once managed (bluish as stored),
+  /// the right half skin as stored (bluish once managed). With `alpha`, an opaque
+  /// fourth band.
+  public static func twoHalves(alpha: Bool = false) throws -> VipsImage {
+    let swapped: [UInt8] = [skin[2], skin[1], skin[0]]
+    var pixels: [UInt8] = []
+    for _ in 0..<100 {
+      for x in 0..<200 {
+        pixels += x < 100 ? swapped : skin
+        if alpha { pixels.append(255) }
+      }
+    }
+    return try VipsImage(pixels: pixels, width: 200, height: 100, bands: alpha ? 4 : 3)
+      .embeddingICCProfile(profile()).materialized()
+  }
+}
