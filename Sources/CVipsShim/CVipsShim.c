@@ -1,4 +1,6 @@
 #include "CVipsShim.h"
+
+#include <string.h>
 #include <vips/vector.h>
 
 int cvips_init(const char *argv0) { return VIPS_INIT(argv0); }
@@ -123,6 +125,38 @@ int cvips_copy_interpretation(VipsImage *in, VipsImage **out,
 }
 
 int cvips_copy(VipsImage *in, VipsImage **out) { return vips_copy(in, out, NULL); }
+
+enum { COPY_STRIP_HEIGHT = 16 };
+
+int cvips_copy_memory_on_this_thread(VipsImage *in, VipsImage **out) {
+  *out = NULL;
+  if (in->dtype == VIPS_IMAGE_SETBUF || in->dtype == VIPS_IMAGE_SETBUF_FOREIGN ||
+      in->dtype == VIPS_IMAGE_MMAPIN || in->dtype == VIPS_IMAGE_MMAPINRW) {
+    *out = vips_image_copy_memory(in);
+    return *out ? 0 : -1;
+  }
+  VipsImage *image = vips_image_new_memory();
+  if (vips_image_pipelinev(image, VIPS_DEMAND_STYLE_THINSTRIP, in, NULL) ||
+      vips_image_write_prepare(image)) {
+    g_object_unref(image);
+    return -1;
+  }
+  VipsRegion *region = vips_region_new(in);
+  const size_t line = VIPS_IMAGE_SIZEOF_LINE(in);
+  for (int top = 0; top < in->Ysize; top += COPY_STRIP_HEIGHT) {
+    VipsRect strip = {0, top, in->Xsize, MIN(COPY_STRIP_HEIGHT, in->Ysize - top)};
+    if (vips_region_prepare(region, &strip)) {
+      g_object_unref(region);
+      g_object_unref(image);
+      return -1;
+    }
+    for (int y = top; y < top + strip.height; y++)
+      memcpy(VIPS_IMAGE_ADDR(image, 0, y), VIPS_REGION_ADDR(region, 0, y), line);
+  }
+  g_object_unref(region);
+  *out = image;
+  return 0;
+}
 
 int cvips_flatten(VipsImage *in, VipsImage **out, const double *background,
                   int background_count) {

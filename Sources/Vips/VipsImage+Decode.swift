@@ -45,11 +45,11 @@ extension VipsImage {
       }
       if header.orientation != 1 {
         // Turning needs the whole image: compute it once, then turn it in memory.
-        loaded = try loaded.materialized().autorotated()
+        loaded = try loaded.materializedOnThisThread().autorotated()
       }
       let keeps = loaded.isSRGBButForICCProfile && keepingICCProfile(header)
       let managed = keeps ? loaded : try loaded.toSRGB()
-      return (try managed.materialized(), header, factor)
+      return (try managed.materializedOnThisThread(), header, factor)
     } catch {
       throw error.classified(truncated: TruncationCheck.isTruncated(bytes: bytes))
     }

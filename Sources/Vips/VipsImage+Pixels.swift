@@ -39,6 +39,13 @@ extension VipsImage {
     }
   }
 
+  /// ``materialized()`` computed on the calling thread, a strip at a time, with no
+  /// threadpool: for a decode, whose loader reads sequentially anyway, while other
+  /// photos keep the other cores busy.
+  func materializedOnThisThread() throws(VipsError) -> VipsImage {
+    try derive("copy_memory") { input, out in cvips_copy_memory_on_this_thread(input, out) }
+  }
+
   /// Bytes in one row of packed pixels.
   public var packedBytesPerRow: Int {
     width * bands * Int(vips_format_sizeof(vips_image_get_format(pointer)))

@@ -54,6 +54,10 @@ int cvips_cast(VipsImage *in, VipsImage **out, VipsBandFormat format, gboolean s
 int cvips_copy_interpretation(VipsImage *in, VipsImage **out,
                               VipsInterpretation interpretation);
 int cvips_copy(VipsImage *in, VipsImage **out);
+/* vips_image_copy_memory computed on the calling thread, a strip of rows at a time,
+ * instead of by a threadpool: for a decode that one worker of many computes, where the
+ * pool's threads and their hand-offs cost more than they share. */
+int cvips_copy_memory_on_this_thread(VipsImage *in, VipsImage **out);
 int cvips_flatten(VipsImage *in, VipsImage **out, const double *background,
                   int background_count);
 int cvips_premultiply(VipsImage *in, VipsImage **out);
