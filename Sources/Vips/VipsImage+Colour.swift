@@ -13,6 +13,11 @@ extension VipsImage {
     if hasICCProfile, let transformed = try iccTransformedToSRGB() {
       image = transformed
     }
+    // libvips's CMYK route starts by importing through its built-in CMYK profile, a
+    // transform it builds for every image: the shim's is built once per process.
+    if image.interpretation == .cmyk, let xyz = try image.cmykToXYZInProcess() {
+      image = xyz
+    }
     if image.interpretation != .srgb {
       image = try image.derive("colourspace") { input, out in
         cvips_colourspace(input, out, VIPS_INTERPRETATION_sRGB)

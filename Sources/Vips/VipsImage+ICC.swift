@@ -62,6 +62,21 @@ extension VipsImage {
 
   /// The ICC transform through libvips's `vips_icc_transform` always, then a copy without
   /// the profile: the reference the in-process transform is checked against.
+  /// `vips_CMYK2XYZ` (libvips's built-in CMYK profile to float XYZ) by the shim, the
+  /// same floats with its lcms transform built once per process; nil for an image that
+  /// is not 8-bit, 4-band CMYK.
+  func cmykToXYZInProcess() throws(VipsError) -> VipsImage? {
+    try inMemory("CMYK2XYZ") { cvips_cmyk_to_xyz_cached(pointer, $0) }
+  }
+
+  /// `vips_colourspace` itself, in memory: the reference the shim's import is checked
+  /// against (to XYZ from CMYK: `vips_CMYK2XYZ`).
+  func colourspaceByLibvips(_ interpretation: Interpretation) throws(VipsError) -> VipsImage {
+    let space = interpretation.vips
+    return try derive("colourspace") { input, out in cvips_colourspace(input, out, space) }
+      .materialized()
+  }
+
   func iccTransformedToSRGBByLibvips() throws(VipsError) -> VipsImage {
     let fallback = fallbackInputProfile
     let transformed = try derive("icc_transform") { input, out in

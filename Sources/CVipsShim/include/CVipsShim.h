@@ -156,6 +156,11 @@ int cvips_attention_centre_of_managed_in_c(VipsImage *in, int width, int height,
  * not for this path: then use vips_icc_transform. */
 int cvips_icc_transform_to_srgb_cached(VipsImage *in, VipsImage **out,
                                        const char *fallback_input_profile);
+/* vips_CMYK2XYZ (libvips's built-in CMYK profile, imported to float XYZ) for an 8-bit,
+ * 4-band CMYK image, the same floats, with the lcms transform built once per process.
+ * A memory image; 1 (and *out NULL) when `in` is not for this path. vips_colourspace
+ * from the result to sRGB finishes libvips's CMYK to sRGB route. */
+int cvips_cmyk_to_xyz_cached(VipsImage *in, VipsImage **out);
 /* How many transforms ColourTransform.c has built for an input profile with these
  * bytes in this process (more than 1 only when it was evicted and needed again). */
 int cvips_icc_transforms_built(const void *profile, size_t length);

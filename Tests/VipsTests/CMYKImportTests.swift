@@ -1,0 +1,58 @@
+import Foundation
+import TestFixtures
+import Testing
+
+@testable import Vips
+
+/// The shim's import of CMYK without a profile (`cvips_cmyk_to_xyz_cached`) against
+/// libvips's own `vips_CMYK2XYZ`: the same float XYZ, and so the same sRGB bytes.
+@Suite("CMYK import in process")
+struct CMYKImportTests {
+  /// Every CMYK value on a grid of 9 levels per band (6,561 pixels), tagged CMYK.
+  static func grid() throws -> VipsImage {
+    let levels: [UInt8] = [0, 1, 31, 64, 127, 128, 191, 254, 255]
+    var pixels: [UInt8] = []
+    for c in levels {
+      for m in levels { for y in levels { for k in levels { pixels += [c, m, y, k] } } }
+    }
+    return try VipsImage(pixels: pixels, width: 81, height: 81, bands: 4).tagged(as: .cmyk)
+      .materialized()
+  }
+
+  static func photos() throws -> [(String, VipsImage)] {
+    [
+      ("coffee-cmyk.jpg", try VipsImage(file: Fixtures.path("coffee-cmyk.jpg")).materialized()),
+      ("the grid", try grid()),
+    ]
+  }
+
+  @Test func theImportIsLibvipsFloats() throws {
+    for (label, image) in try Self.photos() {
+      #expect(image.interpretation == .cmyk && image.bands == 4 && !image.hasICCProfile)
+      let ours = try #require(try image.cmykToXYZInProcess(), "\(label): declined")
+      let theirs = try image.colourspaceByLibvips(.xyz)
+      #expect((ours.format, ours.bands, ours.interpretation) == (.float, 3, .xyz), "\(label)")
+      #expect((theirs.format, theirs.bands) == (.float, 3), "\(label)")
+      #expect(try ours.writePixels() == theirs.writePixels(), "\(label): the floats differ")
+    }
+  }
+
+  @Test func toSRGBGivesLibvipsBytes() throws {
+    for (label, image) in try Self.photos() {
+      let ours = try image.toSRGB()
+      let theirs = try image.colourspaceByLibvips(.srgb).castToUInt8()
+      #expect((ours.bands, ours.format) == (3, .uchar), "\(label)")
+      #expect(try ours.writePixels() == theirs.writePixels(), "\(label)")
+    }
+  }
+
+  /// CMYK with a fifth band, or not 8-bit, is left to libvips.
+  @Test func otherImagesAreDeclined() throws {
+    let cmyk = try Self.grid()
+    #expect(
+      try cmyk.joiningBands(cmyk.extractingBands(0)).tagged(as: .cmyk)
+        .cmykToXYZInProcess() == nil)
+    #expect(try cmyk.cast(to: .ushort).tagged(as: .cmyk).cmykToXYZInProcess() == nil)
+    #expect(try cmyk.tagged(as: .srgb).extractingBands(0, count: 3).cmykToXYZInProcess() == nil)
+  }
+}
