@@ -208,10 +208,6 @@ int cvips_ifthenelse_blend(VipsImage *condition, VipsImage *then_image,
   return vips_ifthenelse(condition, then_image, else_image, out, "blend", TRUE, NULL);
 }
 
-int cvips_xyz(VipsImage **out, int width, int height) {
-  return vips_xyz(out, width, height, NULL);
-}
-
 int cvips_black(VipsImage **out, int width, int height, int bands) {
   return vips_black(out, width, height, "bands", bands, NULL);
 }

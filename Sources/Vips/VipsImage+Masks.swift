@@ -23,7 +23,6 @@ extension VipsImage {
     let key = MaskCache.Key(width: width, height: height, radius: radius)
     if let known = MaskCache.shared.mask(for: key) { return known }
     let mask = try makeRoundedRectangleMask(width: width, height: height, radius: radius)
-      .materialized()
     MaskCache.shared.keep(mask, for: key)
     return mask
   }
@@ -31,25 +30,8 @@ extension VipsImage {
   private static func makeRoundedRectangleMask(width: Int, height: Int, radius: Double)
     throws(VipsError) -> VipsImage
   {
-    let halfWidth = Double(width) / 2
-    let halfHeight = Double(height) / 2
-    let r = min(radius, halfWidth, halfHeight)
-    // Signed distance of each pixel centre to the shape's edge (negative inside):
-    // q = |p| - (half - r); d = length(max(q, 0)) + min(max(qx, qy), 0) - r.
-    let grid = try create("xyz") { out in cvips_xyz(out, Int32(width), Int32(height)) }
-    let centred = try grid.linear([1, 1], [0.5 - halfWidth, 0.5 - halfHeight])
-    let q = try centred.absolute().linear([1, 1], [r - halfWidth, r - halfHeight])
-    let outside = try q.adding(q.absolute()).linear([0.5], [0])
-    let length = try outside.multiplying(outside).bandMean().linear([2], [0]).power(0.5)
-    let qx = try q.extractingBands(0)
-    let qy = try q.extractingBands(1)
-    let larger = try qx.adding(qy).adding(qx.subtracting(qy).absolute()).linear([0.5], [0])
-    let inside = try larger.subtracting(larger.absolute()).linear([0.5], [0])
-    // Coverage = clamp(0.5 - d, 0, 1), as 0...255 (+ 0.5: the uchar cast truncates).
-    let mask = try length.adding(inside)
-      .linear([-255], [(0.5 + r) * 255 + 0.5], clampToUInt8: true)
-    return try mask.derive("copy") { input, out in
-      cvips_copy_interpretation(input, out, VIPS_INTERPRETATION_B_W)
+    try create("mask") { out in
+      cvips_rounded_rectangle_mask(Int32(width), Int32(height), radius, out)
     }
   }
 

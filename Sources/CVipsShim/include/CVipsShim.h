@@ -76,7 +76,10 @@ int cvips_ifthenelse_blend(VipsImage *condition, VipsImage *then_image,
                            VipsImage *else_image, VipsImage **out);
 
 // Arithmetic, used to build masks.
-int cvips_xyz(VipsImage **out, int width, int height);
+/* Mask.c: a one-band 8-bit coverage mask of a `width` x `height` rectangle with corners
+ * rounded by `radius` (at most half the shorter side; half a square's side is a disc):
+ * 255 inside, 0 outside, a one-pixel anti-aliased edge. A memory image. */
+int cvips_rounded_rectangle_mask(int width, int height, double radius, VipsImage **out);
 int cvips_black(VipsImage **out, int width, int height, int bands);
 int cvips_linear(VipsImage *in, VipsImage **out, const double *a, const double *b, int count,
                  gboolean uchar);
