@@ -452,13 +452,15 @@ static void premultiply_row(const uint8_t *in, float *out, int samples, int band
 /* Rows the vertical pass reads: 8-bit rows premultiplied as they are read (so a whole
  * premultiplied copy of a large decode is never held). */
 typedef struct {
-  const uint8_t *bytes;
+  const uint8_t *bytes; /* the first sample read of row 0 */
+  size_t stride;        /* bytes from one row to the next */
   int bands;
   float *scratch; /* one row */
 } FloatRows;
 
 static inline const float *float_row(const FloatRows *rows, int y, int rowSamples) {
-  premultiply_row(rows->bytes + (size_t)y * rowSamples, rows->scratch, rowSamples, rows->bands);
+  premultiply_row(rows->bytes + (size_t)y * rows->stride, rows->scratch, rowSamples,
+                  rows->bands);
   return rows->scratch;
 }
 
@@ -485,7 +487,7 @@ static inline __attribute__((always_inline)) const float *ring_row(RowRing *ring
   if (ring->made[slot] == j) return q;
   ring->made[slot] = j;
   if (ring->box == 1) {
-    premultiply_row(source->bytes + (size_t)j * rowSamples, q, rowSamples, source->bands);
+    premultiply_row(source->bytes + (size_t)j * source->stride, q, rowSamples, source->bands);
     return q;
   }
   double *sum = ring->sum;
@@ -499,127 +501,131 @@ static inline __attribute__((always_inline)) const float *ring_row(RowRing *ring
   return q;
 }
 
+/* vips_reducev in float of premultiplied rows: output rows `y0` to `y1 - 1` only (the
+ * others' positions still counted), `rowSamples` samples each. */
 VECTOR_CLONES
 static float *reduce_rows_float(FloatRows source, int rowSamples, int rows, double shrink,
-                                int *outRows) {
+                                int y0, int y1) {
   ReducePlan plan = reduce_plan(rows, shrink);
   const int count = plan.box > 1 ? (int)ceil((double)rows / plan.box) : rows;
   RowRing ring = {NULL, NULL, plan.points + 1, plan.box, rows, NULL};
-  if (plan.shrink == 1.0) ring.slots = count; /* every row is an output row */
+  if (plan.shrink == 1.0) ring.slots = 1; /* each (boxed) row is an output row */
   ring.rows = malloc(sizeof(float) * (size_t)rowSamples * ring.slots);
   ring.made = malloc(sizeof(int) * (size_t)ring.slots);
   ring.sum = malloc(sizeof(double) * (size_t)rowSamples);
-  if (!ring.rows || !ring.made || !ring.sum) {
+  float *out = malloc(sizeof(float) * (size_t)rowSamples * (y1 - y0));
+  double *tables = plan.shrink == 1.0 ? NULL : weight_tables(plan.points, plan.shrink);
+  double *sum = malloc(sizeof(double) * (size_t)rowSamples);
+  if (!ring.rows || !ring.made || !ring.sum || !out || !sum || (plan.shrink != 1.0 && !tables)) {
     free(ring.rows);
     free(ring.made);
     free(ring.sum);
+    free(out);
+    free(tables);
+    free(sum);
     return NULL;
   }
   for (int i = 0; i < ring.slots; i++) ring.made[i] = -1;
   if (plan.shrink == 1.0) {
-    /* No kernel: the (boxed) rows are the output, each made in its own slot. */
-    for (int y = 0; y < count; y++) ring_row(&ring, &source, y, rowSamples);
-    free(ring.made);
-    free(ring.sum);
-    *outRows = count;
-    return ring.rows;
-  }
-  double *tables = weight_tables(plan.points, plan.shrink);
-  float *out = malloc(sizeof(float) * (size_t)rowSamples * plan.size);
-  double *sum = malloc(sizeof(double) * (size_t)rowSamples);
-  if (!tables || !out || !sum) {
-    free(tables);
-    free(out);
-    free(sum);
-    free(ring.rows);
-    free(ring.made);
-    free(ring.sum);
-    return NULL;
-  }
-  const int margin = (int)ceil(plan.points / 2.0) - 1;
-  double position = 0.5 * plan.shrink - 0.5 - plan.offset;
-  for (int y = 0; y < plan.size; y++, position += plan.shrink) {
-    int first, phase;
-    sample_position(position, &first, &phase);
-    const double *c = tables + phase * plan.points;
-    memset(sum, 0, sizeof(double) * (size_t)rowSamples);
-    for (int i = 0; i < plan.points; i++) {
-      const float *row =
-          ring_row(&ring, &source, clamp_index(first + i - margin, count), rowSamples);
-      const double weight = c[i];
-      for (int z = 0; z < rowSamples; z++) sum[z] += weight * row[z];
+    /* No kernel: the (boxed) rows are the output. */
+    for (int y = y0; y < y1; y++)
+      memcpy(out + (size_t)(y - y0) * rowSamples,
+             ring_row(&ring, &source, clamp_index(y, count), rowSamples),
+             sizeof(float) * (size_t)rowSamples);
+  } else {
+    const int margin = (int)ceil(plan.points / 2.0) - 1;
+    double position = 0.5 * plan.shrink - 0.5 - plan.offset;
+    for (int y = 0; y < y1; y++, position += plan.shrink) {
+      if (y < y0) continue;
+      int first, phase;
+      sample_position(position, &first, &phase);
+      const double *c = tables + phase * plan.points;
+      memset(sum, 0, sizeof(double) * (size_t)rowSamples);
+      for (int i = 0; i < plan.points; i++) {
+        const float *row =
+            ring_row(&ring, &source, clamp_index(first + i - margin, count), rowSamples);
+        const double weight = c[i];
+        for (int z = 0; z < rowSamples; z++) sum[z] += weight * row[z];
+      }
+      float *q = out + (size_t)(y - y0) * rowSamples;
+      for (int z = 0; z < rowSamples; z++) q[z] = (float)sum[z];
     }
-    float *q = out + (size_t)y * rowSamples;
-    for (int z = 0; z < rowSamples; z++) q[z] = (float)sum[z];
   }
   free(tables);
   free(sum);
   free(ring.rows);
   free(ring.made);
   free(ring.sum);
-  *outRows = plan.size;
   return out;
 }
 
+/* vips_reduceh in float (its box shrink first) of an image `width` pixels wide, `bands`
+ * samples each: output columns `x0` to `x1 - 1`. `in` holds what they read (see
+ * column_span): its rows are `inWidth` pixels, from column `origin` of the image on. */
 VECTOR_CLONES
-static float *reduce_columns_float(const float *in, int width, int rows, int bands, double shrink,
-                                   int *outWidth) {
+static float *reduce_columns_float(const float *in, int inWidth, int origin, int width, int rows,
+                                   int bands, double shrink, int x0, int x1) {
   ReducePlan plan = reduce_plan(width, shrink);
+  int lo, hi;
+  column_span(&plan, width, x0, x1, &lo, &hi);
+  int base = origin; /* the column of `in`'s first pixel, in the pass's input */
   float *boxed = NULL;
   if (plan.box > 1) {
-    const int count = (int)ceil((double)width / plan.box);
-    boxed = malloc(sizeof(float) * (size_t)count * bands * rows);
+    const int span = hi - lo + 1;
+    boxed = malloc(sizeof(float) * (size_t)span * bands * rows);
     if (!boxed) return NULL;
     for (int y = 0; y < rows; y++) {
-      const float *row = in + (size_t)y * width * bands;
-      float *q = boxed + (size_t)y * count * bands;
-      for (int x = 0; x < count; x++)
+      const float *row = in + (size_t)y * inWidth * bands;
+      float *q = boxed + (size_t)y * span * bands;
+      for (int x = lo; x <= hi; x++)
         for (int b = 0; b < bands; b++) {
           double sum = 0;
           for (int k = 0; k < plan.box; k++)
-            sum += row[clamp_index(x * plan.box + k, width) * bands + b];
-          q[x * bands + b] = (float)(sum / plan.box);
+            sum += row[(clamp_index(x * plan.box + k, width) - origin) * bands + b];
+          q[(x - lo) * bands + b] = (float)(sum / plan.box);
         }
     }
-    width = count;
     in = boxed;
+    inWidth = span;
+    base = lo;
+    width = (int)ceil((double)width / plan.box);
+  }
+  const int count = x1 - x0;
+  float *out = malloc(sizeof(float) * (size_t)count * bands * rows);
+  if (!out) {
+    free(boxed);
+    return NULL;
   }
   if (plan.shrink == 1.0) {
-    if (!boxed) {
-      boxed = malloc(sizeof(float) * (size_t)width * bands * rows);
-      if (boxed) memcpy(boxed, in, sizeof(float) * (size_t)width * bands * rows);
-    }
-    *outWidth = width;
-    return boxed;
+    for (int y = 0; y < rows; y++)
+      memcpy(out + (size_t)y * count * bands, in + ((size_t)y * inWidth + (x0 - base)) * bands,
+             sizeof(float) * (size_t)count * bands);
+    free(boxed);
+    return out;
   }
   const int points = plan.points;
   const int margin = (int)ceil(points / 2.0) - 1;
   double *tables = weight_tables(points, plan.shrink);
-  float *out = malloc(sizeof(float) * (size_t)plan.size * bands * rows);
-  if (!tables || !out) {
-    free(tables);
-    free(out);
-    free(boxed);
-    return NULL;
-  }
   int *firsts = sample_positions(&plan);
-  if (!firsts) {
+  if (!tables || !firsts) {
     free(tables);
+    free(firsts);
     free(out);
     free(boxed);
     return NULL;
   }
   const int *phases = firsts + plan.size;
   for (int y = 0; y < rows; y++) {
-    const float *row = in + (size_t)y * width * bands;
-    float *q = out + (size_t)y * plan.size * bands;
-    for (int x = 0; x < plan.size; x++) {
+    const float *row = in + (size_t)y * inWidth * bands;
+    float *q = out + (size_t)y * count * bands;
+    for (int x = x0; x < x1; x++) {
       const double *c = tables + phases[x] * points;
       const int start = firsts[x] - margin;
       const int inside = start >= 0 && start + points <= width;
+      float *qx = q + (x - x0) * bands;
       if (inside && bands == 4) {
         /* RGBA: the four bands' sums side by side, each in the scalar loop's order. */
-        const float *p = row + start * 4;
+        const float *p = row + (start - base) * 4;
         double4 sum = {0, 0, 0, 0};
         for (int i = 0; i < points; i++) {
           float4 pixel;
@@ -628,27 +634,100 @@ static float *reduce_columns_float(const float *in, int width, int rows, int ban
           sum += weight * __builtin_convertvector(pixel, double4);
         }
         const float4 result = __builtin_convertvector(sum, float4);
-        memcpy(q + x * 4, &result, sizeof result);
+        memcpy(qx, &result, sizeof result);
         continue;
       }
       for (int b = 0; b < bands; b++) {
         double sum = 0;
         if (inside) {
-          const float *p = row + start * bands + b;
+          const float *p = row + (start - base) * bands + b;
           for (int i = 0; i < points; i++) sum += c[i] * p[i * bands];
         } else {
           for (int i = 0; i < points; i++)
-            sum += c[i] * row[clamp_index(start + i, width) * bands + b];
+            sum += c[i] * row[(clamp_index(start + i, width) - base) * bands + b];
         }
-        q[x * bands + b] = (float)sum;
+        qx[b] = (float)sum;
       }
     }
   }
   free(firsts);
   free(tables);
   free(boxed);
-  *outWidth = plan.size;
   return out;
+}
+
+/* The input columns that output columns `left` to `left + width - 1` of a horizontal
+ * resize of `in` read: `*origin` on, `*span` of them (the window's own when the width
+ * is kept). */
+static void columns_read(VipsImage *in, double hscale, int left, int width, int *origin,
+                         int *span) {
+  *origin = left;
+  *span = width;
+  if (hscale >= 1.0) return;
+  ReducePlan plan = reduce_plan(in->Xsize, 1.0 / hscale);
+  int lo, hi;
+  column_span(&plan, in->Xsize, left, left + width, &lo, &hi);
+  *origin = lo * plan.box;
+  const int end = (hi + 1) * plan.box;
+  *span = (end < in->Xsize ? end : in->Xsize) - *origin;
+}
+
+static int resized_length(int length, double scale);
+
+/* vips_premultiply then vips_resize (float) of an 8-bit image with alpha, the window
+ * `width` x `height` at (`left`, `top`) of the result only: the premultiplied floats,
+ * packed rows of in->Bands samples, for the caller to free. Returns 1 (and *pixels
+ * NULL) when `in` is not for this path, -1 with libvips's error when the window is not
+ * inside the resize. */
+static int premultiplied_window_pixels(VipsImage *in, double hscale, double vscale, int left,
+                                       int top, int width, int height, float **pixels) {
+  *pixels = NULL;
+  const int bands = in->Bands;
+  const int fullWidth = resized_length(in->Xsize, hscale);
+  const int fullHeight = resized_length(in->Ysize, vscale);
+  if (left < 0 || top < 0 || width <= 0 || height <= 0 || left + width > fullWidth ||
+      top + height > fullHeight) {
+    vips_error("resize", "the window %dx%d at (%d, %d) is not inside the %dx%d resize", width,
+               height, left, top, fullWidth, fullHeight);
+    return -1;
+  }
+  int origin, span;
+  columns_read(in, hscale, left, width, &origin, &span);
+  const int spanSamples = span * bands;
+  float *floats = NULL;
+  FloatRows source = {VIPS_IMAGE_ADDR(in, origin, 0), VIPS_IMAGE_SIZEOF_LINE(in), bands, NULL};
+  if (vscale < 1.0) {
+    source.scratch = malloc(sizeof(float) * (size_t)spanSamples);
+    if (source.scratch)
+      floats = reduce_rows_float(source, spanSamples, in->Ysize, 1.0 / vscale, top, top + height);
+    free(source.scratch);
+  } else {
+    floats = malloc(sizeof(float) * (size_t)spanSamples * height);
+    for (int y = 0; floats && y < height; y++)
+      premultiply_row(source.bytes + (size_t)(top + y) * source.stride,
+                      floats + (size_t)y * spanSamples, spanSamples, bands);
+  }
+  if (!floats) goto oom;
+  if (hscale < 1.0) {
+    float *next = reduce_columns_float(floats, span, origin, in->Xsize, height, bands,
+                                       1.0 / hscale, left, left + width);
+    free(floats);
+    if (!(floats = next)) goto oom;
+  }
+  *pixels = floats;
+  return 0;
+
+oom:
+  vips_error("resize", "out of memory resizing a %dx%d image", in->Xsize, in->Ysize);
+  return -1;
+}
+
+/* Whether `in` is for the premultiplied float path (alpha, not tagged 16-bit, shrinking
+ * in memory); clamps the scales as shrinks_in_memory does. */
+static int for_the_float_path(VipsImage *in, double *hscale, double *vscale) {
+  /* libvips takes 65535 as opaque for images tagged 16-bit, whatever their format. */
+  return in->Type != VIPS_INTERPRETATION_RGB16 && in->Type != VIPS_INTERPRETATION_GREY16 &&
+         in->Bands >= 2 && shrinks_in_memory(in, hscale, vscale);
 }
 
 /* vips_premultiply then vips_resize (float) of an 8-bit image with alpha: the
@@ -657,52 +736,26 @@ static float *reduce_columns_float(const float *in, int width, int rows, int ban
 int cvips_resize_premultiplied_float_pixels(VipsImage *in, double hscale, double vscale,
                                             float **pixels, int *width, int *height) {
   *pixels = NULL;
-  /* libvips takes 65535 as opaque for images tagged 16-bit, whatever their format. */
-  if (in->Type == VIPS_INTERPRETATION_RGB16 || in->Type == VIPS_INTERPRETATION_GREY16 ||
-      in->Bands < 2 || !shrinks_in_memory(in, &hscale, &vscale))
-    return 1;
-  const int bands = in->Bands;
-  int w = in->Xsize;
-  int h = in->Ysize;
-
-  const size_t rowSamples = (size_t)w * bands;
-  float *floats = NULL;
-  if (vscale < 1.0) {
-    float *scratch = malloc(sizeof(float) * rowSamples);
-    if (!scratch) goto oom;
-    FloatRows source = {(const uint8_t *)in->data, bands, scratch};
-    floats = reduce_rows_float(source, (int)rowSamples, h, 1.0 / vscale, &h);
-    free(scratch);
-  } else {
-    floats = malloc(sizeof(float) * rowSamples * h);
-    for (int y = 0; floats && y < h; y++)
-      premultiply_row((const uint8_t *)in->data + y * rowSamples, floats + y * rowSamples,
-                      (int)rowSamples, bands);
-  }
-  if (!floats) goto oom;
-  if (hscale < 1.0) {
-    float *next = reduce_columns_float(floats, w, h, bands, 1.0 / hscale, &w);
-    free(floats);
-    if (!(floats = next)) goto oom;
-  }
-  *pixels = floats;
-  *width = w;
-  *height = h;
-  return 0;
-
-oom:
-  vips_error("resize", "out of memory resizing a %dx%d image", in->Xsize, in->Ysize);
-  return -1;
+  if (!for_the_float_path(in, &hscale, &vscale)) return 1;
+  *width = resized_length(in->Xsize, hscale);
+  *height = resized_length(in->Ysize, vscale);
+  return premultiplied_window_pixels(in, hscale, vscale, 0, 0, *width, *height, pixels);
 }
 
-/* The premultiplied resize's floats and a memory image of `format` samples, the
- * output's size, for them. 1 or -1 as cvips_resize_premultiplied_float_pixels, with
- * nothing to free. */
-static int premultiplied_resize(VipsImage *in, double hscale, double vscale,
-                                VipsBandFormat format, float **pixels, VipsImage **image) {
-  int width, height;
+/* The window's premultiplied floats (see premultiplied_window_pixels) and a memory image
+ * of `format` samples, the window's size, for them. 1 or -1 as that, with nothing to
+ * free. A window 0 x 0 at (0, 0) is the whole resize. */
+static int premultiplied_resize(VipsImage *in, double hscale, double vscale, int left, int top,
+                                int width, int height, VipsBandFormat format, float **pixels,
+                                VipsImage **image) {
+  *pixels = NULL;
+  if (!for_the_float_path(in, &hscale, &vscale)) return 1;
+  if (width == 0 && height == 0 && left == 0 && top == 0) {
+    width = resized_length(in->Xsize, hscale);
+    height = resized_length(in->Ysize, vscale);
+  }
   const int status =
-      cvips_resize_premultiplied_float_pixels(in, hscale, vscale, pixels, &width, &height);
+      premultiplied_window_pixels(in, hscale, vscale, left, top, width, height, pixels);
   if (status) return status;
   if (!(*image = memory_image_like(in, width, height, format))) {
     free(*pixels);
@@ -717,7 +770,8 @@ int cvips_resize_premultiplied_float_in_memory(VipsImage *in, VipsImage **out, d
   VipsImage *image;
   *out = NULL;
   /* As vips_premultiply's output: float samples, the input's interpretation. */
-  const int status = premultiplied_resize(in, hscale, vscale, VIPS_FORMAT_FLOAT, &pixels, &image);
+  const int status =
+      premultiplied_resize(in, hscale, vscale, 0, 0, 0, 0, VIPS_FORMAT_FLOAT, &pixels, &image);
   if (status) return status;
   const size_t rowBytes = sizeof(float) * (size_t)image->Xsize * in->Bands;
   for (int y = 0; y < image->Ysize; y++)
@@ -729,13 +783,21 @@ int cvips_resize_premultiplied_float_in_memory(VipsImage *in, VipsImage **out, d
 
 int cvips_resize_premultiplied_uchar_in_memory(VipsImage *in, VipsImage **out, double hscale,
                                                double vscale) {
+  return cvips_resize_premultiplied_uchar_in_memory_window(in, out, hscale, vscale, 0, 0, 0, 0);
+}
+
+int cvips_resize_premultiplied_uchar_in_memory_window(VipsImage *in, VipsImage **out,
+                                                      double hscale, double vscale, int left,
+                                                      int top, int width, int height) {
   float *pixels;
   VipsImage *image;
   *out = NULL;
-  const int status = premultiplied_resize(in, hscale, vscale, in->BandFmt, &pixels, &image);
+  const int status = premultiplied_resize(in, hscale, vscale, left, top, width, height,
+                                          in->BandFmt, &pixels, &image);
   if (status) return status;
   const int bands = in->Bands;
-  const int width = image->Xsize, height = image->Ysize;
+  width = image->Xsize;
+  height = image->Ysize;
   /* vips_unpremultiply (float: no division where alpha is under 0.01), then
    * vips_cast to 8 bits (clipped, truncated). */
   for (int y = 0; y < height; y++) {

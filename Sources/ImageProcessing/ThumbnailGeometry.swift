@@ -84,6 +84,10 @@ public struct ThumbnailGeometry: Sendable, Equatable {
       resized = image
     } else if image.hasAlpha {
       // libvips 8.14's thumbnail resamples premultiplied alpha in float, then casts back.
+      if let window {
+        return try image.resizedPremultiplied(
+          scale: scales.h, verticalScale: scales.v, cropping: window)
+      }
       resized = try image.resizedPremultiplied(scale: scales.h, verticalScale: scales.v)
     } else if let window {
       return try image.resized(scale: scales.h, verticalScale: scales.v, cropping: window)

@@ -87,6 +87,35 @@ extension VipsImage {
     return try premultipliedResizedByLibvips(scale: scale, verticalScale: vertical)
   }
 
+  /// The `window` of ``resizedPremultiplied(scale:verticalScale:)``: the same pixels as
+  /// resizing and then cropping, but an 8-bit image in memory that shrinks computes
+  /// only the window.
+  public func resizedPremultiplied(
+    scale: Double, verticalScale: Double? = nil, cropping window: PixelRect
+  ) throws(VipsError) -> VipsImage {
+    let vertical = verticalScale ?? scale
+    if scale > 0, vertical > 0, scale.isFinite, vertical.isFinite,
+      let inMemory = try resizedPremultipliedInMemory(
+        scale: scale, verticalScale: vertical, cropping: window)
+    {
+      return inMemory
+    }
+    return try resizedPremultiplied(scale: scale, verticalScale: vertical).cropped(
+      left: window.x, top: window.y, width: window.width, height: window.height)
+  }
+
+  /// The shim's in-memory windowed premultiplied resize alone, or nil when this image is
+  /// not for it.
+  func resizedPremultipliedInMemory(
+    scale: Double, verticalScale: Double, cropping window: PixelRect
+  ) throws(VipsError) -> VipsImage? {
+    try inMemory {
+      cvips_resize_premultiplied_uchar_in_memory_window(
+        pointer, $0, scale, verticalScale, Int32(window.x), Int32(window.y), Int32(window.width),
+        Int32(window.height))
+    }
+  }
+
   /// The shim's in-memory premultiplied resize alone, or nil when this image is not for
   /// it (not 8-bit, not in memory, no alpha, tagged 16-bit, or enlarged on an axis).
   func resizedPremultipliedInMemory(scale: Double, verticalScale: Double) throws(VipsError)

@@ -38,13 +38,30 @@ struct InMemoryResizeTests {
     }
   }
 
-  @Test("a window of the resize is the resize cropped, byte for byte", arguments: Fixture.photos)
-  func windowIsTheCrop(_ fixture: Fixture) throws {
-    let image = try Self.decoded(fixture)
+  /// Both in-memory paths: 8-bit, and premultiplied in float for an image with alpha
+  /// (a photo without one gets its green band as a varying alpha).
+  @Test(
+    "a window of the resize is the resize cropped, byte for byte",
+    arguments: Fixture.photos, [false, true])
+  func windowIsTheCrop(_ fixture: Fixture, premultiplied: Bool) throws {
+    var image = try Self.decoded(fixture)
+    if premultiplied, !image.hasAlpha {
+      image = try image.joiningBands(image.extractingBands(1)).materialized()
+    }
+    let resize = { (h: Double, v: Double, window: PixelRect?) throws -> VipsImage? in
+      switch (premultiplied, window) {
+      case (false, nil): try image.resizedInMemory(scale: h, verticalScale: v)
+      case (false, let window?):
+        try image.resizedInMemory(scale: h, verticalScale: v, cropping: window)
+      case (true, nil): try image.resizedPremultipliedInMemory(scale: h, verticalScale: v)
+      case (true, let window?):
+        try image.resizedPremultipliedInMemory(scale: h, verticalScale: v, cropping: window)
+      }
+    }
     // The largest and smallest of the family's, and ones that keep or squeeze an axis.
     let scales = Self.scales(image).enumerated().filter { [0, 2, 5, 6, 7].contains($0.offset) }
     for (h, v) in scales.map(\.element) {
-      let whole = try #require(try image.resizedInMemory(scale: h, verticalScale: v))
+      let whole = try #require(try resize(h, v, nil))
       let (width, height) = (whole.width, whole.height)
       let side = min(width, height)
       let windows = [
@@ -55,7 +72,7 @@ struct InMemoryResizeTests {
       ]
       for window in windows {
         let label = "\(fixture) \(h)x\(v) window \(window)"
-        let part = try image.resizedInMemory(scale: h, verticalScale: v, cropping: window)
+        let part = try resize(h, v, window)
         #expect(part != nil, "\(label): the in-memory path declined")
         guard let part else { continue }
         let cropped = try whole.cropped(
@@ -75,6 +92,15 @@ struct InMemoryResizeTests {
     let edge = try image.resized(
       scale: 0.5, cropping: PixelRect(x: 100, y: 0, width: 126, height: 150))
     #expect((edge.width, edge.height) == (126, 150))
+    // The premultiplied path (with alpha) checks its window the same way.
+    let alpha = try image.joiningBands(image.extractingBands(1)).materialized()
+    #expect(throws: VipsError.self) {
+      try alpha.resizedPremultiplied(
+        scale: 0.5, cropping: PixelRect(x: 100, y: 0, width: 127, height: 150))
+    }
+    let alphaEdge = try alpha.resizedPremultiplied(
+      scale: 0.5, cropping: PixelRect(x: 100, y: 0, width: 126, height: 150))
+    #expect((alphaEdge.width, alphaEdge.height, alphaEdge.bands) == (126, 150, 4))
   }
 
   /// libvips accumulates its sampling position from the start of each region it
