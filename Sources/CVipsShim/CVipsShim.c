@@ -128,6 +128,29 @@ int cvips_copy(VipsImage *in, VipsImage **out) { return vips_copy(in, out, NULL)
 
 enum { COPY_STRIP_HEIGHT = 16 };
 
+void *cvips_write_to_memory_on_this_thread(VipsImage *in, size_t *size) {
+  const size_t line = VIPS_IMAGE_SIZEOF_LINE(in);
+  *size = line * in->Ysize;
+  VipsPel *memory = g_try_malloc(*size ? *size : 1);
+  if (!memory) {
+    vips_error("write_to_memory", "out of memory for %zu bytes", *size);
+    return NULL;
+  }
+  VipsRegion *region = vips_region_new(in);
+  for (int top = 0; top < in->Ysize; top += COPY_STRIP_HEIGHT) {
+    VipsRect strip = {0, top, in->Xsize, MIN(COPY_STRIP_HEIGHT, in->Ysize - top)};
+    if (vips_region_prepare(region, &strip)) {
+      g_object_unref(region);
+      g_free(memory);
+      return NULL;
+    }
+    for (int y = top; y < top + strip.height; y++)
+      memcpy(memory + line * y, VIPS_REGION_ADDR(region, 0, y), line);
+  }
+  g_object_unref(region);
+  return memory;
+}
+
 int cvips_copy_memory_on_this_thread(VipsImage *in, VipsImage **out) {
   *out = NULL;
   if (in->dtype == VIPS_IMAGE_SETBUF || in->dtype == VIPS_IMAGE_SETBUF_FOREIGN ||

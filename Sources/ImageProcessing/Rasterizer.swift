@@ -43,7 +43,7 @@ public struct Rasterizer: Sendable {
         }
       return Rasterizer(
         width: converted.width, height: converted.height, style: style,
-        samples: try converted.computePixels())
+        samples: try converted.computePixels(onThisThread: true))
     } catch {
       throw .rasterizeFailed(format: format, reason: error.reason)
     }

@@ -58,6 +58,9 @@ int cvips_copy(VipsImage *in, VipsImage **out);
  * instead of by a threadpool: for a decode that one worker of many computes, where the
  * pool's threads and their hand-offs cost more than they share. */
 int cvips_copy_memory_on_this_thread(VipsImage *in, VipsImage **out);
+/* vips_image_write_to_memory computed on the calling thread, a strip at a time: packed
+ * rows in a buffer for g_free, *size bytes; NULL with libvips's error. */
+void *cvips_write_to_memory_on_this_thread(VipsImage *in, size_t *size);
 int cvips_flatten(VipsImage *in, VipsImage **out, const double *background,
                   int background_count);
 int cvips_premultiply(VipsImage *in, VipsImage **out);
