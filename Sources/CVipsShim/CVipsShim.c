@@ -1,4 +1,5 @@
 #include "CVipsShim.h"
+#include "RowStrips.h"
 
 #include <string.h>
 #include <vips/vector.h>
@@ -126,28 +127,35 @@ int cvips_copy_interpretation(VipsImage *in, VipsImage **out,
 
 int cvips_copy(VipsImage *in, VipsImage **out) { return vips_copy(in, out, NULL); }
 
-enum { COPY_STRIP_HEIGHT = 16 };
+typedef struct {
+  VipsPel *memory;
+  size_t line;
+} PackedRows;
+
+static void copy_row(const VipsPel *row, int y, int width, void *context) {
+  (void)width;
+  const PackedRows *rows = context;
+  memcpy(rows->memory + rows->line * y, row, rows->line);
+}
+
+/* Computes `in` on the calling thread into `memory`: packed rows. -1 with libvips's
+ * error. */
+static int compute_rows(VipsImage *in, VipsPel *memory) {
+  PackedRows rows = {memory, VIPS_IMAGE_SIZEOF_LINE(in)};
+  return each_row(in, copy_row, &rows);
+}
 
 void *cvips_write_to_memory_on_this_thread(VipsImage *in, size_t *size) {
-  const size_t line = VIPS_IMAGE_SIZEOF_LINE(in);
-  *size = line * in->Ysize;
+  *size = VIPS_IMAGE_SIZEOF_LINE(in) * in->Ysize;
   VipsPel *memory = g_try_malloc(*size ? *size : 1);
   if (!memory) {
     vips_error("write_to_memory", "out of memory for %zu bytes", *size);
     return NULL;
   }
-  VipsRegion *region = vips_region_new(in);
-  for (int top = 0; top < in->Ysize; top += COPY_STRIP_HEIGHT) {
-    VipsRect strip = {0, top, in->Xsize, MIN(COPY_STRIP_HEIGHT, in->Ysize - top)};
-    if (vips_region_prepare(region, &strip)) {
-      g_object_unref(region);
-      g_free(memory);
-      return NULL;
-    }
-    for (int y = top; y < top + strip.height; y++)
-      memcpy(memory + line * y, VIPS_REGION_ADDR(region, 0, y), line);
+  if (compute_rows(in, memory)) {
+    g_free(memory);
+    return NULL;
   }
-  g_object_unref(region);
   return memory;
 }
 
@@ -159,24 +167,12 @@ int cvips_copy_memory_on_this_thread(VipsImage *in, VipsImage **out) {
     return *out ? 0 : -1;
   }
   VipsImage *image = vips_image_new_memory();
+  /* A memory image's rows are packed from its first byte. */
   if (vips_image_pipelinev(image, VIPS_DEMAND_STYLE_THINSTRIP, in, NULL) ||
-      vips_image_write_prepare(image)) {
+      vips_image_write_prepare(image) || compute_rows(in, VIPS_IMAGE_ADDR(image, 0, 0))) {
     g_object_unref(image);
     return -1;
   }
-  VipsRegion *region = vips_region_new(in);
-  const size_t line = VIPS_IMAGE_SIZEOF_LINE(in);
-  for (int top = 0; top < in->Ysize; top += COPY_STRIP_HEIGHT) {
-    VipsRect strip = {0, top, in->Xsize, MIN(COPY_STRIP_HEIGHT, in->Ysize - top)};
-    if (vips_region_prepare(region, &strip)) {
-      g_object_unref(region);
-      g_object_unref(image);
-      return -1;
-    }
-    for (int y = top; y < top + strip.height; y++)
-      memcpy(VIPS_IMAGE_ADDR(image, 0, y), VIPS_REGION_ADDR(region, 0, y), line);
-  }
-  g_object_unref(region);
   *out = image;
   return 0;
 }

@@ -36,6 +36,7 @@
  * until that thread is done.
  */
 #include "CVipsShim.h"
+#include "RowStrips.h"
 
 #include <lcms2.h>
 #include <stdint.h>
@@ -43,8 +44,7 @@
 #include <string.h>
 
 enum {
-  CACHE_CAPACITY = 8, /* transforms kept, least recently used evicted first */
-  STRIP_HEIGHT = 16   /* rows read from the input at a time */
+  CACHE_CAPACITY = 8 /* transforms kept, least recently used evicted first */
 };
 
 /* A built transform for one input profile. The key is the profile's bytes: the input
@@ -323,6 +323,20 @@ static void transform_row(const Entry *entry, const VipsPel *in, int in_bands, V
   }
 }
 
+typedef struct {
+  const Entry *entry;
+  int in_bands;
+  VipsPel *packed; /* for images with extra bands: the colour bands in, then out */
+  VipsImage *out;
+} ProfileRows;
+
+static void profile_row(const VipsPel *in, int y, int width, void *context) {
+  const ProfileRows *rows = context;
+  transform_row(rows->entry, in, rows->in_bands, VIPS_IMAGE_ADDR(rows->out, 0, y), width,
+                rows->packed,
+                rows->packed ? rows->packed + (size_t)width * rows->entry->bands : NULL);
+}
+
 int cvips_icc_transform_to_srgb_cached(VipsImage *in, VipsImage **out,
                                        const char *fallback_input_profile) {
   *out = NULL;
@@ -333,10 +347,9 @@ int cvips_icc_transform_to_srgb_cached(VipsImage *in, VipsImage **out,
   for (int i = 0; i < warnings.count; i++)
     g_log("VIPS", G_LOG_LEVEL_WARNING, "%s", warnings.messages[i]);
 
-  const int width = in->Xsize, height = in->Ysize, in_bands = in->Bands;
+  const int width = in->Xsize, in_bands = in->Bands;
   const int out_bands = 3 + in_bands - entry->bands;
   VipsImage *image = vips_image_new_memory();
-  VipsRegion *region = NULL;
   VipsPel *packed = NULL;
   if (vips_image_pipelinev(image, VIPS_DEMAND_STYLE_THINSTRIP, in, NULL)) goto fail;
   image->Bands = out_bands;
@@ -354,25 +367,14 @@ int cvips_icc_transform_to_srgb_cached(VipsImage *in, VipsImage **out,
     }
   }
 
-  /* Rows straight from the input: a memory image is read in place, anything else (a
-   * loader) computed a strip at a time on this thread. */
-  region = vips_region_new(in);
-  for (int top = 0; top < height; top += STRIP_HEIGHT) {
-    VipsRect strip = {0, top, width, MIN(STRIP_HEIGHT, height - top)};
-    if (vips_region_prepare(region, &strip)) goto fail;
-    for (int y = top; y < top + strip.height; y++)
-      transform_row(entry, VIPS_REGION_ADDR(region, 0, y), in_bands,
-                    VIPS_IMAGE_ADDR(image, 0, y), width, packed,
-                    packed ? packed + (size_t)width * entry->bands : NULL);
-  }
-  g_object_unref(region);
+  ProfileRows rows = {entry, in_bands, packed, image};
+  if (each_row(in, profile_row, &rows)) goto fail;
   free(packed);
   entry_release(entry);
   *out = image;
   return 0;
 
 fail:
-  if (region) g_object_unref(region);
   free(packed);
   entry_release(entry);
   g_object_unref(image);
@@ -419,6 +421,25 @@ static gpointer build_cmyk_import(gpointer unused) {
   return transform;
 }
 
+typedef struct {
+  cmsHTRANSFORM transform;
+  cmsUInt16Number *fixed; /* one row of lcms's 16-bit XYZ */
+  VipsImage *out;
+} CMYKRows;
+
+/* icc_import's line: lcms to 16-bit XYZ, then decode_xyz to libvips's float XYZ. */
+static void cmyk_row(const VipsPel *in, int y, int width, void *context) {
+  const CMYKRows *rows = context;
+  cmsDoTransform(rows->transform, in, rows->fixed, (cmsUInt32Number)width);
+  float *q = (float *)VIPS_IMAGE_ADDR(rows->out, 0, y);
+  const cmsUInt16Number *p = rows->fixed;
+  for (int x = 0; x < width; x++) {
+    q[3 * x] = (double)p[3 * x] / CMYK_X_FAC;
+    q[3 * x + 1] = (double)p[3 * x + 1] / CMYK_Y_FAC;
+    q[3 * x + 2] = (double)p[3 * x + 2] / CMYK_Z_FAC;
+  }
+}
+
 int cvips_cmyk_to_xyz_cached(VipsImage *in, VipsImage **out) {
   static GOnce once = G_ONCE_INIT;
   *out = NULL;
@@ -428,38 +449,20 @@ int cvips_cmyk_to_xyz_cached(VipsImage *in, VipsImage **out) {
   cmsHTRANSFORM transform = g_once(&once, build_cmyk_import, NULL);
   if (!transform) return 1;
 
-  const int width = in->Xsize, height = in->Ysize;
   VipsImage *image = vips_image_new_memory();
-  VipsRegion *region = NULL;
-  cmsUInt16Number *fixed = malloc(sizeof(cmsUInt16Number) * 3 * (size_t)width);
-  if (!fixed || vips_image_pipelinev(image, VIPS_DEMAND_STYLE_THINSTRIP, in, NULL)) goto fail;
+  CMYKRows rows = {transform, malloc(sizeof(cmsUInt16Number) * 3 * (size_t)in->Xsize), image};
+  if (!rows.fixed || vips_image_pipelinev(image, VIPS_DEMAND_STYLE_THINSTRIP, in, NULL))
+    goto fail;
   image->Bands = 3;
   image->BandFmt = VIPS_FORMAT_FLOAT;
   image->Type = VIPS_INTERPRETATION_XYZ;
-  if (vips_image_write_prepare(image)) goto fail;
-
-  region = vips_region_new(in);
-  for (int top = 0; top < height; top += STRIP_HEIGHT) {
-    VipsRect strip = {0, top, width, MIN(STRIP_HEIGHT, height - top)};
-    if (vips_region_prepare(region, &strip)) goto fail;
-    for (int y = top; y < top + strip.height; y++) {
-      cmsDoTransform(transform, VIPS_REGION_ADDR(region, 0, y), fixed, (cmsUInt32Number)width);
-      float *q = (float *)VIPS_IMAGE_ADDR(image, 0, y);
-      for (int x = 0; x < width; x++) {
-        q[3 * x] = (double)fixed[3 * x] / CMYK_X_FAC;
-        q[3 * x + 1] = (double)fixed[3 * x + 1] / CMYK_Y_FAC;
-        q[3 * x + 2] = (double)fixed[3 * x + 2] / CMYK_Z_FAC;
-      }
-    }
-  }
-  g_object_unref(region);
-  free(fixed);
+  if (vips_image_write_prepare(image) || each_row(in, cmyk_row, &rows)) goto fail;
+  free(rows.fixed);
   *out = image;
   return 0;
 
 fail:
-  if (region) g_object_unref(region);
-  free(fixed);
+  free(rows.fixed);
   g_object_unref(image);
   return -1;
 }
