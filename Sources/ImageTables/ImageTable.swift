@@ -399,6 +399,13 @@ public final class ImageTable: @unchecked Sendable {
       }
       for slot in candidates {
         let before = files.sequence(slot).pointee.load(ordering: .acquiring)
+        // Beside a writer in another process, a slot may be mid-write: only one left
+        // mid-write (no change for a while: its writer stopped) is damage.
+        if options.readOnly, before & 1 == 1, Self.changes(files.sequence(slot), from: before) {
+          continue
+        }
+        // Emptied by the writer since the candidates were listed: nothing to check.
+        if options.readOnly, before == 0 || before & 3 == 2 { continue }
         let (record, problem) = IndexRecord.read(slot: slot, from: files.index.base)
         var reason = problem ?? (record == nil ? "its record is empty" : nil)
         if reason == nil, let record {
@@ -432,6 +439,22 @@ public final class ImageTable: @unchecked Sendable {
     }
     events.forEach(options.report)
     return report
+  }
+
+  /// How long a reader waits to see a slot's write move on before calling it
+  /// unfinished: a write of an entry takes well under a millisecond.
+  static let unfinishedWritePatience = Duration.milliseconds(100)
+
+  /// Whether the sequence moves on from `sequence` within ``unfinishedWritePatience``.
+  static func changes(_ pointer: UnsafeMutablePointer<Atomic<UInt64>>, from sequence: UInt64)
+    -> Bool
+  {
+    let deadline = ContinuousClock.now + unfinishedWritePatience
+    while ContinuousClock.now < deadline {
+      if pointer.pointee.load(ordering: .acquiring) != sequence { return true }
+      usleep(500)
+    }
+    return pointer.pointee.load(ordering: .acquiring) != sequence
   }
 
   // MARK: Files

@@ -14,7 +14,9 @@ struct ReaderProcessTests {
 
   /// One writer churns a table of 8 (writes, deletes, eviction) while two reader
   /// processes look entries up and hold some of them; every hit must hold exactly its
-  /// key's pixels, every held Bitmap must keep its bytes, and hits must be many.
+  /// key's pixels, every held Bitmap must keep its bytes, and hits must be many. The
+  /// readers also verify the table now and then (as `imgtool verify` beside a render):
+  /// slots being written, emptied or reused meanwhile are never called corrupt.
   @Test func readersInOtherProcessesSeeNewEntriesAndNeverWrongPixels() throws {
     if let folder = ProcessInfo.processInfo.environment[Self.readerRole] {
       try readAndReport(folder: URL(fileURLWithPath: folder))
@@ -53,7 +55,9 @@ struct ReaderProcessTests {
       let text = try String(
         contentsOfFile: folder.path + "/reader-\(number).result", encoding: .utf8)
       let numbers = text.split(separator: " ").compactMap { Int($0) }
-      try #require(numbers.count == 4, "reader \(number) wrote '\(text)'")
+      try #require(numbers.count == 6, "reader \(number) wrote '\(text)'")
+      #expect(numbers[4] > 0, "reader \(number) never verified")
+      #expect(numbers[5] == 0, "reader \(number): \(numbers[5]) entries called corrupt")
       totals.hits += numbers[0]
       totals.wrong += numbers[1]
       totals.changed += numbers[2]
@@ -83,6 +87,8 @@ struct ReaderProcessTests {
     var wrong = 0
     var changed = 0
     var heldCount = 0
+    var verified = 0
+    var calledCorrupt = 0
     var held: [(Bitmap, [UInt8])] = []
     let deadline = Date().addingTimeInterval(seconds)
     var step = 0
@@ -100,6 +106,10 @@ struct ReaderProcessTests {
           heldCount += 1
         }
       }
+      if step % 50 == 0 {
+        verified += 1
+        calledCorrupt += table.verify().corrupt.count
+      }
       // Held bitmaps are checked, and let go after a while, so the writer can reuse them.
       if step % 500 == 0 {
         for (bitmap, bytes) in held where Array(bitmap.bytes) != bytes { changed += 1 }
@@ -107,7 +117,7 @@ struct ReaderProcessTests {
       }
     }
     for (bitmap, bytes) in held where Array(bitmap.bytes) != bytes { changed += 1 }
-    try "\(hits) \(wrong) \(changed) \(heldCount)".write(
+    try "\(hits) \(wrong) \(changed) \(heldCount) \(verified) \(calledCorrupt)".write(
       toFile: folder.path + "/reader-\(number).result", atomically: true, encoding: .utf8)
   }
 
