@@ -143,6 +143,24 @@ public struct RenderCommand: Command {
     var written = 0
     var rendered: [String] = []
     var skipped = 0
+    func record(_ input: RenderInputs.Input, _ outcome: Outcome) {
+      if let failure = outcome.failure {
+        failed.append((input.path, failure))
+        progress.finished(input.path, "failed: \(failure)")
+      } else if outcome.skipped {
+        skipped += 1
+        progress.finished(input.path, "up to date")
+      } else {
+        written += outcome.written
+        rendered.append(input.entityID)
+        progress.finished(input.path, "written")
+      }
+    }
+    // libvips keeps one error buffer for the whole process: a photo that fails beside
+    // others may read another's error with its own. Each is tried again alone at the
+    // end, in the order given, so that its message is its own (and a passing failure,
+    // a file still being copied, renders).
+    var failedBesideOthers: [RenderInputs.Input] = []
     await withTaskGroup(of: (RenderInputs.Input, Outcome).self) { group in
       var pending = Self.largestFirst(found.inputs)[...]
       func startNext() {
@@ -156,19 +174,22 @@ public struct RenderCommand: Command {
       }
       for _ in 0..<jobs { startNext() }
       for await (input, outcome) in group {
-        if let failure = outcome.failure {
-          failed.append((input.path, failure))
-          progress.finished(input.path, "failed: \(failure)")
-        } else if outcome.skipped {
-          skipped += 1
-          progress.finished(input.path, "up to date")
+        if outcome.failure != nil, jobs > 1 {
+          failedBesideOthers.append(input)
         } else {
-          written += outcome.written
-          rendered.append(input.entityID)
-          progress.finished(input.path, "written")
+          record(input, outcome)
         }
         startNext()
       }
+    }
+    await cache.waitForFills()
+    let order = Dictionary(
+      found.inputs.enumerated().map { ($1.path, $0) }, uniquingKeysWith: { first, _ in first })
+    for input in failedBesideOthers.sorted(by: {
+      order[$0.path, default: 0] < order[$1.path, default: 0]
+    }) {
+      record(
+        input, await Self.render(input, family: family, formats: names, cache: cache, force: force))
     }
     // The tables' writer locks go with the cache: let its last fill tasks end first.
     await cache.waitForFills()

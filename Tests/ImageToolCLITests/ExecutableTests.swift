@@ -65,4 +65,38 @@ struct ExecutableTests {
       #expect(errors.contains { $0.contains(name) && $0.contains(words) }, "\(name): \(words)")
     }
   }
+
+  /// libvips keeps one error buffer per process: rendered side by side, a truncated
+  /// photo's message took in another file's failed probe ("buffer is not in a known
+  /// format") in 7 runs of 10. Each failure is tried again alone: every run gives each
+  /// file its own message, in the order given.
+  @Test func badFixturesRenderedSideBySideEachGetTheirOwnMessage() throws {
+    let folder = try Paths.temporaryFolder()
+    let photos = folder.appendingPathComponent("bad")
+    try FileManager.default.createDirectory(at: photos, withIntermediateDirectories: true)
+    for fixture in Fixture.badInputs {
+      try FileManager.default.copyItem(
+        atPath: try fixture.path(), toPath: photos.appendingPathComponent(fixture.name).path)
+    }
+    let expected = [
+      "bomb-header-100000x100000.png: too large: 100000x100000 has a side longer than the "
+        + "limit of 65535 pixels; refused before decoding",
+      "random-bytes.png: not an image: no loader recognises its contents",
+      "text.jpg: not an image: no loader recognises its contents",
+      "truncated.jpg: the image data ends early (truncated): VipsJpeg: Premature end of input "
+        + "file",
+      "zero-bytes.jpg: the file is empty (0 bytes)",
+    ].map { "  failed: \(photos.path)/\($0)" }
+    for round in 0..<5 {
+      let cache = folder.appendingPathComponent("cache\(round)").path
+      let result = try runExecutable([
+        "render", "--family", "avatar", "--jobs", "2", "--quiet", "--cache", cache, photos.path,
+      ])
+      #expect(result.status == 1)
+      let failures = result.out.split(separator: "\n").map(String.init).filter {
+        $0.hasPrefix("  failed: ")
+      }
+      #expect(failures == expected, "round \(round):\n\(result.out)")
+    }
+  }
 }
