@@ -781,14 +781,9 @@ int cvips_resize_premultiplied_float_in_memory(VipsImage *in, VipsImage **out, d
   return 0;
 }
 
-int cvips_resize_premultiplied_uchar_in_memory(VipsImage *in, VipsImage **out, double hscale,
-                                               double vscale) {
-  return cvips_resize_premultiplied_uchar_in_memory_window(in, out, hscale, vscale, 0, 0, 0, 0);
-}
-
-int cvips_resize_premultiplied_uchar_in_memory_window(VipsImage *in, VipsImage **out,
-                                                      double hscale, double vscale, int left,
-                                                      int top, int width, int height) {
+/* The premultiplied resize, or its window, unpremultiplied and cast back to 8 bits. */
+static int premultiplied_uchar(VipsImage *in, VipsImage **out, double hscale, double vscale,
+                               int left, int top, int width, int height) {
   float *pixels;
   VipsImage *image;
   *out = NULL;
@@ -817,6 +812,23 @@ int cvips_resize_premultiplied_uchar_in_memory_window(VipsImage *in, VipsImage *
   free(pixels);
   *out = image;
   return 0;
+}
+
+int cvips_resize_premultiplied_uchar_in_memory(VipsImage *in, VipsImage **out, double hscale,
+                                               double vscale) {
+  return premultiplied_uchar(in, out, hscale, vscale, 0, 0, 0, 0);
+}
+
+int cvips_resize_premultiplied_uchar_in_memory_window(VipsImage *in, VipsImage **out,
+                                                      double hscale, double vscale, int left,
+                                                      int top, int width, int height) {
+  /* 0 x 0 at (0, 0) means the whole resize to premultiplied_resize: not a window. */
+  if (width <= 0 || height <= 0) {
+    *out = NULL;
+    vips_error("resize", "the window %dx%d at (%d, %d) is empty", width, height, left, top);
+    return -1;
+  }
+  return premultiplied_uchar(in, out, hscale, vscale, left, top, width, height);
 }
 
 /* The length vips_resize gives `length` pixels at `scale` (at most 1). */

@@ -20,7 +20,16 @@ public enum SourceDecoder {
     }
   }
 
-  /// A decode and the photo it shows.
+  /// A decode and the photo it shows. Run a pipeline on ``image`` with ``geometry`` in
+  /// its context, so that sizes and crops are computed in the photo's coordinates, not
+  /// the decode's (which may be shrunk on load):
+  ///
+  /// ```swift
+  /// let decoded = try SourceDecoder.decode(file: "ada.jpg", for: [(pipeline, context)])
+  /// var processing = context
+  /// processing.geometry = decoded.geometry
+  /// let entry = try pipeline.process(decoded.image, context: processing)
+  /// ```
   public struct Decoded: Sendable {
     /// The pixels: the whole photo, shrunk on load by an integer factor (or not at all).
     public let image: VipsImage

@@ -77,10 +77,18 @@ extension VipsImage {
   /// in float, unpremultiplied, and cast back to this image's format. An 8-bit image in
   /// memory that shrinks takes the shim's in-memory path (the same operations in one
   /// pass each); anything else runs them in libvips.
+  ///
+  /// An image without alpha has nothing to premultiply: it is resized as
+  /// ``resized(scale:verticalScale:)`` resizes it.
   public func resizedPremultiplied(scale: Double, verticalScale: Double? = nil) throws(VipsError)
     -> VipsImage
   {
     let vertical = verticalScale ?? scale
+    guard scale > 0, vertical > 0, scale.isFinite, vertical.isFinite else {
+      throw .invalidArgument(
+        operation: "resize", message: "scales must be positive, not \(scale)x\(vertical)")
+    }
+    guard hasAlpha else { return try resized(scale: scale, verticalScale: vertical) }
     if let inMemory = try resizedPremultipliedInMemory(scale: scale, verticalScale: vertical) {
       return inMemory
     }
@@ -89,11 +97,14 @@ extension VipsImage {
 
   /// The `window` of ``resizedPremultiplied(scale:verticalScale:)``: the same pixels as
   /// resizing and then cropping, but an 8-bit image in memory that shrinks computes
-  /// only the window.
+  /// only the window. A window not inside the resize is an error.
   public func resizedPremultiplied(
     scale: Double, verticalScale: Double? = nil, cropping window: PixelRect
   ) throws(VipsError) -> VipsImage {
     let vertical = verticalScale ?? scale
+    guard hasAlpha else {
+      return try resized(scale: scale, verticalScale: vertical, cropping: window)
+    }
     if scale > 0, vertical > 0, scale.isFinite, vertical.isFinite,
       let inMemory = try resizedPremultipliedInMemory(
         scale: scale, verticalScale: vertical, cropping: window)

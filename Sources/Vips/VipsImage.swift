@@ -10,7 +10,7 @@ import Foundation
 /// ```swift
 /// let photo = try VipsImage(file: "photo.jpg")
 /// let thumb = try photo.resized(scale: 0.25).toSRGB()
-/// try thumb.writePNG(to: "thumb.png")
+/// try thumb.write(to: "thumb.png")
 /// ```
 public final class VipsImage: @unchecked Sendable {
   // Safety of @unchecked Sendable: the C image is never modified after it is made;

@@ -101,6 +101,18 @@ struct InMemoryResizeTests {
     let alphaEdge = try alpha.resizedPremultiplied(
       scale: 0.5, cropping: PixelRect(x: 100, y: 0, width: 126, height: 150))
     #expect((alphaEdge.width, alphaEdge.height, alphaEdge.bands) == (126, 150, 4))
+    // An empty window, and scales that are not positive, are errors too.
+    #expect(throws: VipsError.self) {
+      try alpha.resizedPremultiplied(
+        scale: 0.5, cropping: PixelRect(x: 0, y: 0, width: 0, height: 0))
+    }
+    for scale in [0, -1, Double.nan] {
+      #expect(throws: VipsError.self) { try alpha.resizedPremultiplied(scale: scale) }
+    }
+    // Without alpha there is nothing to premultiply: a plain resize, no band taken as alpha.
+    #expect(
+      try image.resizedPremultiplied(scale: 0.5).writePixels()
+        == image.resized(scale: 0.5).writePixels())
   }
 
   /// libvips accumulates its sampling position from the start of each region it

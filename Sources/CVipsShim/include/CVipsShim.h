@@ -129,8 +129,7 @@ int cvips_resize_premultiplied_uchar_in_memory(VipsImage *in, VipsImage **out, d
                                                double vscale);
 /* The window `width` x `height` at (`left`, `top`) of what
  * cvips_resize_premultiplied_uchar_in_memory gives, computing only what the window
- * needs: the same bytes as resizing the whole and cropping. A window 0 x 0 at (0, 0) is
- * the whole resize. 1 when the image is not for it; -1 with libvips's error when the
+ * needs: the same bytes as resizing the whole and cropping. 1 when the image is not for it; -1 with libvips's error when the
  * window is not inside the resize. */
 int cvips_resize_premultiplied_uchar_in_memory_window(VipsImage *in, VipsImage **out,
                                                       double hscale, double vscale, int left,
