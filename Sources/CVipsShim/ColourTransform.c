@@ -403,8 +403,11 @@ int cvips_icc_transforms_built(const void *profile, size_t length) {
 #define CMYK_Y_FAC (VIPS_D50_Y0 * 32768 / (VIPS_D65_Y0 * 100))
 #define CMYK_Z_FAC (VIPS_D50_Z0 * 32768 / (VIPS_D65_Z0 * 100))
 
+static gint cmyk_imports_built, cmyk_imports_made;
+
 static gpointer build_cmyk_import(gpointer unused) {
   (void)unused;
+  g_atomic_int_inc(&cmyk_imports_built);
   VipsBlob *blob = NULL;
   cmsHTRANSFORM transform = NULL;
   if (vips_profile_load("cmyk", &blob, NULL) || !blob) return NULL;
@@ -458,6 +461,7 @@ int cvips_cmyk_to_xyz_cached(VipsImage *in, VipsImage **out) {
   image->Type = VIPS_INTERPRETATION_XYZ;
   if (vips_image_write_prepare(image) || each_row(in, cmyk_row, &rows)) goto fail;
   free(rows.fixed);
+  g_atomic_int_inc(&cmyk_imports_made);
   *out = image;
   return 0;
 
@@ -465,4 +469,9 @@ fail:
   free(rows.fixed);
   g_object_unref(image);
   return -1;
+}
+
+void cvips_cmyk_import_counts(int *built, int *made) {
+  *built = g_atomic_int_get(&cmyk_imports_built);
+  *made = g_atomic_int_get(&cmyk_imports_made);
 }

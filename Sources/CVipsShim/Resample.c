@@ -509,14 +509,13 @@ static float *reduce_rows_float(FloatRows source, int rowSamples, int rows, doub
   ReducePlan plan = reduce_plan(rows, shrink);
   const int count = plan.box > 1 ? (int)ceil((double)rows / plan.box) : rows;
   RowRing ring = {NULL, NULL, plan.points + 1, plan.box, rows, NULL};
-  if (plan.shrink == 1.0) ring.slots = 1; /* each (boxed) row is an output row */
   ring.rows = malloc(sizeof(float) * (size_t)rowSamples * ring.slots);
   ring.made = malloc(sizeof(int) * (size_t)ring.slots);
   ring.sum = malloc(sizeof(double) * (size_t)rowSamples);
   float *out = malloc(sizeof(float) * (size_t)rowSamples * (y1 - y0));
-  double *tables = plan.shrink == 1.0 ? NULL : weight_tables(plan.points, plan.shrink);
+  double *tables = weight_tables(plan.points, plan.shrink);
   double *sum = malloc(sizeof(double) * (size_t)rowSamples);
-  if (!ring.rows || !ring.made || !ring.sum || !out || !sum || (plan.shrink != 1.0 && !tables)) {
+  if (!ring.rows || !ring.made || !ring.sum || !out || !sum || !tables) {
     free(ring.rows);
     free(ring.made);
     free(ring.sum);
@@ -526,30 +525,24 @@ static float *reduce_rows_float(FloatRows source, int rowSamples, int rows, doub
     return NULL;
   }
   for (int i = 0; i < ring.slots; i++) ring.made[i] = -1;
-  if (plan.shrink == 1.0) {
-    /* No kernel: the (boxed) rows are the output. */
-    for (int y = y0; y < y1; y++)
-      memcpy(out + (size_t)(y - y0) * rowSamples,
-             ring_row(&ring, &source, clamp_index(y, count), rowSamples),
-             sizeof(float) * (size_t)rowSamples);
-  } else {
-    const int margin = (int)ceil(plan.points / 2.0) - 1;
-    double position = 0.5 * plan.shrink - 0.5 - plan.offset;
-    for (int y = 0; y < y1; y++, position += plan.shrink) {
-      if (y < y0) continue;
-      int first, phase;
-      sample_position(position, &first, &phase);
-      const double *c = tables + phase * plan.points;
-      memset(sum, 0, sizeof(double) * (size_t)rowSamples);
-      for (int i = 0; i < plan.points; i++) {
-        const float *row =
-            ring_row(&ring, &source, clamp_index(first + i - margin, count), rowSamples);
-        const double weight = c[i];
-        for (int z = 0; z < rowSamples; z++) sum[z] += weight * row[z];
-      }
-      float *q = out + (size_t)(y - y0) * rowSamples;
-      for (int z = 0; z < rowSamples; z++) q[z] = (float)sum[z];
+  /* Shrinking always leaves the kernel a shrink of more than 1 after the box (at most
+   * half the shrink goes to the box): there is always a kernel to run. */
+  const int margin = (int)ceil(plan.points / 2.0) - 1;
+  double position = 0.5 * plan.shrink - 0.5 - plan.offset;
+  for (int y = 0; y < y1; y++, position += plan.shrink) {
+    if (y < y0) continue;
+    int first, phase;
+    sample_position(position, &first, &phase);
+    const double *c = tables + phase * plan.points;
+    memset(sum, 0, sizeof(double) * (size_t)rowSamples);
+    for (int i = 0; i < plan.points; i++) {
+      const float *row =
+          ring_row(&ring, &source, clamp_index(first + i - margin, count), rowSamples);
+      const double weight = c[i];
+      for (int z = 0; z < rowSamples; z++) sum[z] += weight * row[z];
     }
+    float *q = out + (size_t)(y - y0) * rowSamples;
+    for (int z = 0; z < rowSamples; z++) q[z] = (float)sum[z];
   }
   free(tables);
   free(sum);
@@ -596,13 +589,7 @@ static float *reduce_columns_float(const float *in, int inWidth, int origin, int
     free(boxed);
     return NULL;
   }
-  if (plan.shrink == 1.0) {
-    for (int y = 0; y < rows; y++)
-      memcpy(out + (size_t)y * count * bands, in + ((size_t)y * inWidth + (x0 - base)) * bands,
-             sizeof(float) * (size_t)count * bands);
-    free(boxed);
-    return out;
-  }
+  /* As in the vertical pass, the kernel always has a shrink of more than 1 left. */
   const int points = plan.points;
   const int margin = (int)ceil(points / 2.0) - 1;
   double *tables = weight_tables(points, plan.shrink);

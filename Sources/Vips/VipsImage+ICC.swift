@@ -69,6 +69,15 @@ extension VipsImage {
     try inMemory("CMYK2XYZ") { cvips_cmyk_to_xyz_cached(pointer, $0) }
   }
 
+  /// How many times this process built the shim's CMYK import transform, and how many
+  /// images it imported with it.
+  static var cmykImportCounts: (built: Int, made: Int) {
+    var built: Int32 = 0
+    var made: Int32 = 0
+    cvips_cmyk_import_counts(&built, &made)
+    return (Int(built), Int(made))
+  }
+
   /// `vips_colourspace` itself, in memory: the reference the shim's import is checked
   /// against (to XYZ from CMYK: `vips_CMYK2XYZ`).
   func colourspaceByLibvips(_ interpretation: Interpretation) throws(VipsError) -> VipsImage {

@@ -28,19 +28,33 @@ public enum SwappedPrimaries {
     return bytes
   }
 
+  /// How a made photo's alpha varies.
+  public enum Alpha: Sendable, CaseIterable {
+    case none
+    /// Opaque everywhere.
+    case opaque
+    /// Squares of 25 pixels at 255, 200, 128 and 64 in turn.
+    case squares
+  }
+
   /// 200x100 with the profile: the left half is skin once managed (bluish as stored),
-  /// the right half skin as stored (bluish once managed). With `alpha`, an opaque
-  /// fourth band.
-  public static func twoHalves(alpha: Bool = false) throws -> VipsImage {
+  /// the right half skin as stored (bluish once managed), with a fourth band as `alpha`
+  /// says.
+  public static func twoHalves(alpha: Alpha = .none) throws -> VipsImage {
     let swapped: [UInt8] = [skin[2], skin[1], skin[0]]
+    let levels: [UInt8] = [255, 200, 128, 64]
     var pixels: [UInt8] = []
-    for _ in 0..<100 {
+    for y in 0..<100 {
       for x in 0..<200 {
         pixels += x < 100 ? swapped : skin
-        if alpha { pixels.append(255) }
+        switch alpha {
+        case .none: break
+        case .opaque: pixels.append(255)
+        case .squares: pixels.append(levels[(x / 25 + y / 25) % 4])
+        }
       }
     }
-    return try VipsImage(pixels: pixels, width: 200, height: 100, bands: alpha ? 4 : 3)
+    return try VipsImage(pixels: pixels, width: 200, height: 100, bands: alpha == .none ? 3 : 4)
       .embeddingICCProfile(profile()).materialized()
   }
 }

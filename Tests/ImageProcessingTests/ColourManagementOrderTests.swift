@@ -27,6 +27,36 @@ import Vips
     #expect(try !Self.decode(["grayscale"]).image.hasICCProfile)
   }
 
+  /// Only an 8-bit RGB photo keeps its profile: a CMYK one with a profile is made sRGB
+  /// at the decode, whatever the pipelines.
+  @Test func aCMYKPhotoWithAProfileIsMadeSRGBAtTheDecode() throws {
+    let cmyk = try VipsImage(file: Fixtures.path("coffee-cmyk.jpg"))
+      .embeddingICCProfile(VipsImage.builtInICCProfile("cmyk"))
+    let jpeg = try cmyk.jpegData(quality: 95)
+    let decoded = try SourceDecoder.decode(
+      bytes: jpeg, name: "cmyk.jpg", for: [(try registry.pipeline("fill"), context(64, 64))])
+    #expect(!decoded.image.hasICCProfile)
+    #expect(decoded.image.interpretation == .srgb && decoded.image.bands == 3)
+  }
+
+  /// A pipeline that looks at the pixels before it resamples gets the decode made sRGB:
+  /// the same entry as for the photo managed beforehand (stored without a profile).
+  @Test(arguments: ["sharpen | fill", "grayscale", "flatten | fit"])
+  func aPipelineThatLooksFirstSeesManagedPixels(spec: String) throws {
+    let managedPNG = try SwappedPrimaries.twoHalves().toSRGB().pngData()
+    let pipeline = try registry.pipeline(spec)
+    var entries: [[UInt8]] = []
+    for (bytes, name) in [(try Self.photo(), "halves.png"), (managedPNG, "managed.png")] {
+      let decoded = try SourceDecoder.decode(
+        bytes: bytes, name: name, for: [(pipeline, context(100, 100))])
+      #expect(!decoded.image.hasICCProfile, "\(spec) \(name)")
+      var processing = context(100, 100)
+      processing.geometry = decoded.geometry
+      entries.append(try pipeline.process(decoded.image, context: processing).writePixels())
+    }
+    #expect(entries[0] == entries[1], "\(spec)")
+  }
+
   /// The entries show the colours the profile gives, whichever way the decode went:
   /// the attention crop finds the skin where it shows once managed (the left half).
   @Test(arguments: ["fill(crop: attention)", "fill(crop: centre)", "fit"])

@@ -6,7 +6,7 @@ import Testing
 
 /// The shim's import of CMYK without a profile (`cvips_cmyk_to_xyz_cached`) against
 /// libvips's own `vips_CMYK2XYZ`: the same float XYZ, and so the same sRGB bytes.
-@Suite("CMYK import in process")
+@Suite("CMYK import in process", .serialized)
 struct CMYKImportTests {
   /// Every CMYK value on a grid of 9 levels per band (6,561 pixels), tagged CMYK.
   static func grid() throws -> VipsImage {
@@ -44,6 +44,17 @@ struct CMYKImportTests {
       #expect((ours.bands, ours.format) == (3, .uchar), "\(label)")
       #expect(try ours.writePixels() == theirs.writePixels(), "\(label)")
     }
+  }
+
+  /// toSRGB goes through the shim's import, whose transform is built once however many
+  /// images use it.
+  @Test func toSRGBUsesOneTransformForEveryImage() throws {
+    let image = try VipsImage(file: Fixtures.path("coffee-cmyk.jpg")).materialized()
+    let before = VipsImage.cmykImportCounts
+    for _ in 0..<3 { _ = try image.toSRGB().materialized() }
+    let after = VipsImage.cmykImportCounts
+    #expect(after.made - before.made >= 3)
+    #expect(after.built == 1)
   }
 
   /// CMYK with a fifth band, or not 8-bit, is left to libvips.

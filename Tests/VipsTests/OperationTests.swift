@@ -118,6 +118,32 @@ struct OperationTests {
     #expect(abs(area - Double.pi * 32 * 32) < 3)
   }
 
+  /// Every mask byte is the shape's coverage of the pixel, as specified: the signed
+  /// distance `d` of the pixel's centre to the edge of the rectangle with corners of
+  /// radius `r` (at most half the shorter side), coverage `clamp(0.5 - d, 0, 1)`, as
+  /// 0...255 rounded to nearest.
+  @Test(
+    arguments: [(64, 64, 32.0), (60, 40, 35.0), (90, 60, 12.5), (7, 5, 2.0), (33, 17, 0.0)])
+  func maskBytesAreTheCoverageOfTheShape(shape: (Int, Int, Double)) throws {
+    let (width, height, radius) = shape
+    let mask = try VipsImage.roundedRectangleMask(width: width, height: height, radius: radius)
+    let bytes = try mask.writePixels()
+    #expect(bytes.count == width * height)
+    let r = min(radius, Double(width) / 2, Double(height) / 2)
+    var differing = 0
+    for y in 0..<height {
+      for x in 0..<width {
+        let qx = abs(Double(x) + 0.5 - Double(width) / 2) - (Double(width) / 2 - r)
+        let qy = abs(Double(y) + 0.5 - Double(height) / 2) - (Double(height) / 2 - r)
+        let outside = (max(qx, 0) * max(qx, 0) + max(qy, 0) * max(qy, 0)).squareRoot()
+        let distance = outside + min(max(qx, qy), 0) - r
+        let coverage = min(max(0.5 - distance, 0), 1)
+        if bytes[y * width + x] != UInt8((coverage * 255).rounded()) { differing += 1 }
+      }
+    }
+    #expect(differing == 0, "\(width)x\(height) radius \(radius): \(differing) pixels differ")
+  }
+
   @Test func squareCornersMaskIsFull() throws {
     let mask = try VipsImage.roundedRectangleMask(width: 5, height: 3, radius: 0)
     #expect(try mask.writePixels() == [UInt8](repeating: 255, count: 15))

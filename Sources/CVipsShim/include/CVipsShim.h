@@ -174,6 +174,9 @@ int cvips_icc_transform_to_srgb_cached(VipsImage *in, VipsImage **out,
  * A memory image; 1 (and *out NULL) when `in` is not for this path. vips_colourspace
  * from the result to sRGB finishes libvips's CMYK to sRGB route. */
 int cvips_cmyk_to_xyz_cached(VipsImage *in, VipsImage **out);
+/* How many times this process built the CMYK import's transform (at most once), and
+ * how many images cvips_cmyk_to_xyz_cached imported. */
+void cvips_cmyk_import_counts(int *built, int *made);
 /* How many transforms ColourTransform.c has built for an input profile with these
  * bytes in this process (more than 1 only when it was evicted and needed again). */
 int cvips_icc_transforms_built(const void *profile, size_t length);
