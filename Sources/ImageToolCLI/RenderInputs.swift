@@ -55,6 +55,8 @@ struct RenderInputs {
       }
       for input in found where shard?.contains(input.entityID) ?? true {
         if let first = seen[input.entityID] {
+          // The same file named twice (itself and its folder): one photo.
+          if Self.sameFile(first, input.path) { continue }
           problems.append(
             (
               input.path,
@@ -66,6 +68,12 @@ struct RenderInputs {
         inputs.append(input)
       }
     }
+  }
+
+  /// Whether two paths name the same file (links followed).
+  static func sameFile(_ a: String, _ b: String) -> Bool {
+    URL(fileURLWithPath: a).resolvingSymlinksInPath().standardizedFileURL.path
+      == URL(fileURLWithPath: b).resolvingSymlinksInPath().standardizedFileURL.path
   }
 
   private static func walk(_ folder: String) -> [Input] {

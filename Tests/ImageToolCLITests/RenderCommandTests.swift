@@ -60,6 +60,45 @@ struct RenderCommandTests {
     #expect(!table.entries().contains { $0.entityID == "broken.jpg" })
   }
 
+  /// A file named both itself and through its folder is one photo; two files that
+  /// would get the same entity id are not both rendered, and the second says why.
+  @Test func aFileNamedTwiceIsOnePhotoAndTwoFilesWithOneIDAreRefused() async throws {
+    let root = try Paths.temporaryFolder()
+    for folder in ["one", "two"] {
+      try FileManager.default.createDirectory(
+        at: root.appendingPathComponent(folder), withIntermediateDirectories: true)
+      try FileManager.default.copyItem(
+        atPath: Paths.bundled("rocket.jpg"),
+        toPath: root.appendingPathComponent("\(folder)/rocket.jpg").path)
+    }
+    let one = root.appendingPathComponent("one")
+    let twice = await runTool([
+      "render", "--family", "avatar", "--cache", root.appendingPathComponent("cache1").path,
+      "--json", one.path, one.appendingPathComponent("rocket.jpg").path,
+    ])
+    #expect(twice.status == 0)
+    let summary = try json(twice.out)
+    #expect(summary["inputs"] as? Int == 1)
+    #expect(summary["written"] as? Int == 3)
+    #expect((summary["failed"] as? [[String: String]])?.isEmpty == true)
+
+    let other = root.appendingPathComponent("two/rocket.jpg").path
+    let clash = await runTool([
+      "render", "--family", "avatar", "--cache", root.appendingPathComponent("cache2").path,
+      "--json", one.appendingPathComponent("rocket.jpg").path, other,
+    ])
+    #expect(clash.status == 1)
+    let failed = try #require(try json(clash.out)["failed"] as? [[String: String]])
+    #expect(
+      failed == [
+        [
+          "path": other,
+          "error": "its entity id 'rocket.jpg' is also "
+            + "\(one.appendingPathComponent("rocket.jpg").path)'s; render them separately",
+        ]
+      ])
+  }
+
   @Test func upToDateEntriesAreSkippedAndChangesRerender() async throws {
     let photos = try photoFolder()
     try FileManager.default.removeItem(at: photos.appendingPathComponent("broken.jpg"))
