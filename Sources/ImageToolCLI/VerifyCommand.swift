@@ -11,7 +11,9 @@ public struct VerifyCommand: Command {
     discussion: """
       Opens each table read-only and checks each entry's record and pixel checksums. A \
       corrupt entry is named with its table, slot, entity and reason; a table serving it \
-      treats it as a miss. Nothing is changed: the next writer clears what is corrupt.
+      treats it as a miss. Nothing is changed: the next writer clears what is corrupt. \
+      Beside a render, an entry being written is skipped. A folder with no tables is an \
+      error: a mistyped path must not pass as a clean cache.
       """,
     options: [.init("json", help: "Print one JSON object with 'checked' and 'corrupt'.")]
       + CacheOptions.specs,
@@ -26,6 +28,13 @@ public struct VerifyCommand: Command {
     var checked = 0
     var corrupt: [(format: String, slot: Int?, entity: String?, reason: String)] = []
     let paths = try ImageTable.tableFiles(in: directory)
+    // A mistyped folder must not pass as a clean cache.
+    guard !paths.isEmpty else {
+      console.err(
+        "imgtool: \(directory.path): no tables here: not a cache, or nothing rendered into "
+          + "it yet (imgtool render --cache \(directory.path) ...)")
+      return ExitCode.failure
+    }
     for path in paths {
       let name = URL(fileURLWithPath: path).deletingPathExtension().lastPathComponent
       do {

@@ -88,6 +88,16 @@ struct TableCommandTests {
       json.out == [
         #"{"checked":4,"corrupt":[{"format":"avatar.small","slot":1,"entity":"bob.jpg","reason":"its pixels fail their checksum"}]}"#
       ])
+    // A folder with no tables (a mistyped path) is not a clean cache.
+    let empty = try Paths.temporaryFolder()
+    let none = await runTool(["verify", empty.path])
+    #expect(none.status == 1)
+    #expect(none.out.isEmpty)
+    #expect(
+      none.err == [
+        "imgtool: \(empty.path): no tables here: not a cache, or nothing rendered into it yet "
+          + "(imgtool render --cache \(empty.path) ...)"
+      ])
   }
 
   @Test func benchPrintsFiguresAndRatios() async throws {
