@@ -643,6 +643,22 @@ static float *reduce_columns_float(const float *in, int inWidth, int origin, int
   return out;
 }
 
+static int resized_length(int length, double scale);
+
+/* Whether the window is not inside the resize of `in` at these scales, with libvips's
+ * error saying so. */
+static int window_outside(VipsImage *in, double hscale, double vscale, int left, int top,
+                          int width, int height) {
+  const int fullWidth = resized_length(in->Xsize, hscale);
+  const int fullHeight = resized_length(in->Ysize, vscale);
+  if (left >= 0 && top >= 0 && width > 0 && height > 0 && left + width <= fullWidth &&
+      top + height <= fullHeight)
+    return 0;
+  vips_error("resize", "the window %dx%d at (%d, %d) is not inside the %dx%d resize", width,
+             height, left, top, fullWidth, fullHeight);
+  return 1;
+}
+
 /* The input columns that output columns `left` to `left + width - 1` of a horizontal
  * resize of `in` read: `*origin` on, `*span` of them (the window's own when the width
  * is kept). */
@@ -659,8 +675,6 @@ static void columns_read(VipsImage *in, double hscale, int left, int width, int 
   *span = (end < in->Xsize ? end : in->Xsize) - *origin;
 }
 
-static int resized_length(int length, double scale);
-
 /* vips_premultiply then vips_resize (float) of an 8-bit image with alpha, the window
  * `width` x `height` at (`left`, `top`) of the result only: the premultiplied floats,
  * packed rows of in->Bands samples, for the caller to free. Returns 1 (and *pixels
@@ -670,14 +684,7 @@ static int premultiplied_window_pixels(VipsImage *in, double hscale, double vsca
                                        int top, int width, int height, float **pixels) {
   *pixels = NULL;
   const int bands = in->Bands;
-  const int fullWidth = resized_length(in->Xsize, hscale);
-  const int fullHeight = resized_length(in->Ysize, vscale);
-  if (left < 0 || top < 0 || width <= 0 || height <= 0 || left + width > fullWidth ||
-      top + height > fullHeight) {
-    vips_error("resize", "the window %dx%d at (%d, %d) is not inside the %dx%d resize", width,
-               height, left, top, fullWidth, fullHeight);
-    return -1;
-  }
+  if (window_outside(in, hscale, vscale, left, top, width, height)) return -1;
   int origin, span;
   columns_read(in, hscale, left, width, &origin, &span);
   const int spanSamples = span * bands;
@@ -837,14 +844,7 @@ int cvips_resize_uchar_in_memory_window(VipsImage *in, VipsImage **out, double h
   *out = NULL;
   if (!shrinks_in_memory(in, &hscale, &vscale)) return 1; /* the caller uses vips_resize */
   const int bands = in->Bands;
-  const int fullWidth = resized_length(in->Xsize, hscale);
-  const int fullHeight = resized_length(in->Ysize, vscale);
-  if (left < 0 || top < 0 || width <= 0 || height <= 0 || left + width > fullWidth ||
-      top + height > fullHeight) {
-    vips_error("resize", "the window %dx%d at (%d, %d) is not inside the %dx%d resize", width,
-               height, left, top, fullWidth, fullHeight);
-    return -1;
-  }
+  if (window_outside(in, hscale, vscale, left, top, width, height)) return -1;
   /* The input columns the window reads (its own when the width is kept). */
   int origin = left, span = width;
   if (hscale < 1.0) {
