@@ -390,22 +390,18 @@ public final class ImageTable: @unchecked Sendable {
       let files = state.files
       var report = VerificationReport(checked: 0, corrupt: state.openProblems)
       let count = files.slotCount()
-      var candidates: [Int] = options.readOnly ? Array(0..<count) : state.lruOrder()
-      if options.readOnly {
-        candidates.removeAll { slot in
-          let sequence = files.sequence(slot).pointee.load(ordering: .acquiring)
-          return sequence == 0 || sequence & 3 == 2
-        }
-      }
+      let candidates: [Int] = options.readOnly ? Array(0..<count) : state.lruOrder()
       for slot in candidates {
         let before = files.sequence(slot).pointee.load(ordering: .acquiring)
-        // Beside a writer in another process, a slot may be mid-write: only one left
-        // mid-write (no change for a while: its writer stopped) is damage.
-        if options.readOnly, before & 1 == 1, Self.changes(files.sequence(slot), from: before) {
-          continue
+        if options.readOnly {
+          // A reader checks what the slot holds now: nothing (never written, or emptied
+          // by the writer), or a write under way in another process, which is damage
+          // only when it stays mid-write (no change for a while: its writer stopped).
+          if TableFileLayout.isVacant(before) { continue }
+          if TableFileLayout.isMidWrite(before), Self.changes(files.sequence(slot), from: before) {
+            continue
+          }
         }
-        // Emptied by the writer since the candidates were listed: nothing to check.
-        if options.readOnly, before == 0 || before & 3 == 2 { continue }
         let (record, problem) = IndexRecord.read(slot: slot, from: files.index.base)
         var reason = problem ?? (record == nil ? "its record is empty" : nil)
         if reason == nil, let record {

@@ -27,6 +27,12 @@ enum TableFileLayout {
   static let keyCapacity = recordSize - keyOffset
   static let fingerprintOffset = 64
 
+  /// Whether a record's sequence says it holds no entry: never used, or removed.
+  static func isVacant(_ sequence: UInt64) -> Bool { sequence == 0 || sequence & 3 == 2 }
+
+  /// Whether a record's sequence says a write is under way (or never finished).
+  static func isMidWrite(_ sequence: UInt64) -> Bool { sequence & 1 == 1 }
+
   static func tableHeaderSize(fingerprintBytes: Int) -> Int {
     EntryLayout.roundUp(fingerprintOffset + fingerprintBytes, to: EntryLayout.pageSize)
   }
@@ -209,8 +215,8 @@ struct IndexRecord: Equatable {
   ) {
     let record = index + TableFileLayout.recordOffset(slot)
     let sequence: UInt64 = record.field(0)
-    if sequence == 0 || sequence & 3 == 2 { return (nil, nil) }
-    if sequence & 3 != 0 { return (nil, "its write never finished") }
+    if TableFileLayout.isVacant(sequence) { return (nil, nil) }
+    if TableFileLayout.isMidWrite(sequence) { return (nil, "its write never finished") }
     let idLength = Int(record.field(16, as: UInt32.self))
     let versionLength = Int(record.field(20, as: UInt32.self))
     guard idLength <= TableFileLayout.keyCapacity, versionLength <= TableFileLayout.keyCapacity,

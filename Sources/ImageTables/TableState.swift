@@ -70,7 +70,7 @@ struct TableState {
     for slot in 0..<count {
       let sequence = files.sequence(slot).pointee.load(ordering: .acquiring)
       slots[slot].sequence = sequence
-      if sequence == 0 || sequence & 3 == 2 { continue }
+      if TableFileLayout.isVacant(sequence) { continue }
       let (record, problem) = IndexRecord.read(slot: slot, from: files.index.base)
       var reason = problem
       if let record,
