@@ -738,16 +738,12 @@ int cvips_resize_premultiplied_float_pixels(VipsImage *in, double hscale, double
 
 /* The window's premultiplied floats (see premultiplied_window_pixels) and a memory image
  * of `format` samples, the window's size, for them. 1 or -1 as that, with nothing to
- * free. A window 0 x 0 at (0, 0) is the whole resize. */
+ * free. */
 static int premultiplied_resize(VipsImage *in, double hscale, double vscale, int left, int top,
                                 int width, int height, VipsBandFormat format, float **pixels,
                                 VipsImage **image) {
   *pixels = NULL;
   if (!for_the_float_path(in, &hscale, &vscale)) return 1;
-  if (width == 0 && height == 0 && left == 0 && top == 0) {
-    width = resized_length(in->Xsize, hscale);
-    height = resized_length(in->Ysize, vscale);
-  }
   const int status =
       premultiplied_window_pixels(in, hscale, vscale, left, top, width, height, pixels);
   if (status) return status;
@@ -763,9 +759,12 @@ int cvips_resize_premultiplied_float_in_memory(VipsImage *in, VipsImage **out, d
   float *pixels;
   VipsImage *image;
   *out = NULL;
+  if (!for_the_float_path(in, &hscale, &vscale)) return 1;
   /* As vips_premultiply's output: float samples, the input's interpretation. */
-  const int status =
-      premultiplied_resize(in, hscale, vscale, 0, 0, 0, 0, VIPS_FORMAT_FLOAT, &pixels, &image);
+  const int status = premultiplied_resize(in, hscale, vscale, 0, 0,
+                                          resized_length(in->Xsize, hscale),
+                                          resized_length(in->Ysize, vscale), VIPS_FORMAT_FLOAT,
+                                          &pixels, &image);
   if (status) return status;
   const size_t rowBytes = sizeof(float) * (size_t)image->Xsize * in->Bands;
   for (int y = 0; y < image->Ysize; y++)
@@ -775,9 +774,9 @@ int cvips_resize_premultiplied_float_in_memory(VipsImage *in, VipsImage **out, d
   return 0;
 }
 
-/* The premultiplied resize, or its window, unpremultiplied and cast back to 8 bits. */
-static int premultiplied_uchar(VipsImage *in, VipsImage **out, double hscale, double vscale,
-                               int left, int top, int width, int height) {
+int cvips_resize_premultiplied_uchar_in_memory_window(VipsImage *in, VipsImage **out,
+                                                      double hscale, double vscale, int left,
+                                                      int top, int width, int height) {
   float *pixels;
   VipsImage *image;
   *out = NULL;
@@ -810,19 +809,11 @@ static int premultiplied_uchar(VipsImage *in, VipsImage **out, double hscale, do
 
 int cvips_resize_premultiplied_uchar_in_memory(VipsImage *in, VipsImage **out, double hscale,
                                                double vscale) {
-  return premultiplied_uchar(in, out, hscale, vscale, 0, 0, 0, 0);
-}
-
-int cvips_resize_premultiplied_uchar_in_memory_window(VipsImage *in, VipsImage **out,
-                                                      double hscale, double vscale, int left,
-                                                      int top, int width, int height) {
-  /* 0 x 0 at (0, 0) means the whole resize to premultiplied_resize: not a window. */
-  if (width <= 0 || height <= 0) {
-    *out = NULL;
-    vips_error("resize", "the window %dx%d at (%d, %d) is empty", width, height, left, top);
-    return -1;
-  }
-  return premultiplied_uchar(in, out, hscale, vscale, left, top, width, height);
+  *out = NULL;
+  if (!for_the_float_path(in, &hscale, &vscale)) return 1;
+  return cvips_resize_premultiplied_uchar_in_memory_window(
+      in, out, hscale, vscale, 0, 0, resized_length(in->Xsize, hscale),
+      resized_length(in->Ysize, vscale));
 }
 
 /* The length vips_resize gives `length` pixels at `scale` (at most 1). */
@@ -845,16 +836,8 @@ int cvips_resize_uchar_in_memory_window(VipsImage *in, VipsImage **out, double h
   if (!shrinks_in_memory(in, &hscale, &vscale)) return 1; /* the caller uses vips_resize */
   const int bands = in->Bands;
   if (window_outside(in, hscale, vscale, left, top, width, height)) return -1;
-  /* The input columns the window reads (its own when the width is kept). */
-  int origin = left, span = width;
-  if (hscale < 1.0) {
-    ReducePlan plan = reduce_plan(in->Xsize, 1.0 / hscale);
-    int lo, hi;
-    column_span(&plan, in->Xsize, left, left + width, &lo, &hi);
-    origin = lo * plan.box;
-    const int end = (hi + 1) * plan.box;
-    span = (end < in->Xsize ? end : in->Xsize) - origin;
-  }
+  int origin, span;
+  columns_read(in, hscale, left, width, &origin, &span);
   const size_t spanBytes = (size_t)span * bands;
   const uint8_t *pixels = VIPS_IMAGE_ADDR(in, origin, 0);
   size_t stride = VIPS_IMAGE_SIZEOF_LINE(in);
