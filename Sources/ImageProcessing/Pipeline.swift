@@ -25,15 +25,8 @@ public struct Pipeline: Sendable {
   public func resamplesFirst(
     photoWidth width: Int, photoHeight height: Int, context: ProcessingContext
   ) -> Bool {
-    var geometry = SourceGeometry(photoWidth: width, photoHeight: height)
-    for processor in processors {
-      guard let planned = processor as? any SourceGeometryProcessor else { return false }
-      switch planned.plan(geometry, context: context) {
-      case .region(let region): geometry = region
-      case .resample: return true
-      }
-    }
-    return false
+    let plan = firstResample(photoWidth: width, photoHeight: height, context: context)
+    return plan.shrink != nil && !plan.looksFirst
   }
 
   /// How much this pipeline shrinks a photo of `width` by `height` (as displayed) at
@@ -45,18 +38,33 @@ public struct Pipeline: Sendable {
   )
     -> Double
   {
+    let plan = firstResample(photoWidth: width, photoHeight: height, context: context)
+    return plan.shrink
+      ?? ThumbnailGeometry(
+        width: plan.geometry.region.width, height: plan.geometry.region.height,
+        box: (context.pixelWidth, context.pixelHeight), covers: true
+      ).commonShrink
+  }
+
+  /// The geometry steps planned up to the first resample: its shrink (nil when no step
+  /// resamples), the region the steps before it leave, and whether a processor that
+  /// plans no geometry (one that looks at the pixels) comes before it.
+  private func firstResample(
+    photoWidth width: Int, photoHeight height: Int, context: ProcessingContext
+  ) -> (shrink: Double?, geometry: SourceGeometry, looksFirst: Bool) {
     var geometry = SourceGeometry(photoWidth: width, photoHeight: height)
+    var looksFirst = false
     for processor in processors {
-      guard let planned = processor as? any SourceGeometryProcessor else { continue }
+      guard let planned = processor as? any SourceGeometryProcessor else {
+        looksFirst = true
+        continue
+      }
       switch planned.plan(geometry, context: context) {
       case .region(let region): geometry = region
-      case .resample(let shrink): return shrink
+      case .resample(let shrink): return (shrink, geometry, looksFirst)
       }
     }
-    return ThumbnailGeometry(
-      width: geometry.region.width, height: geometry.region.height,
-      box: (context.pixelWidth, context.pixelHeight), covers: true
-    ).commonShrink
+    return (nil, geometry, looksFirst)
   }
 
   /// Runs every processor in turn. An error names the processor and the entity.
