@@ -261,7 +261,7 @@ static int icc_applied(VipsObject *scope, VipsImage *image, VipsImage **out) {
  * orders it: unpremultiplied and cast to 8 bits, transformed, premultiplied again. */
 static int icc_applied_premultiplied(VipsObject *scope, VipsImage *in, float **pixels,
                                      int width, int height) {
-  VipsImage **t = (VipsImage **)vips_object_local_array(scope, 5);
+  VipsImage **t = (VipsImage **)vips_object_local_array(scope, 6);
   const void *profile;
   size_t length;
   if (vips_image_get_blob(in, VIPS_META_ICC_NAME, &profile, &length)) return -1;
@@ -273,16 +273,12 @@ static int icc_applied_premultiplied(VipsObject *scope, VipsImage *in, float **p
   VipsImage *managed;
   if (vips_unpremultiply(t[0], &t[1], NULL) || vips_cast(t[1], &t[2], VIPS_FORMAT_UCHAR, NULL) ||
       !(t[3] = vips_image_copy_memory(t[2])) || icc_applied(scope, t[3], &managed) ||
-      vips_premultiply(managed, &t[4], NULL))
+      vips_premultiply(managed, &t[4], NULL) || !(t[5] = vips_image_copy_memory(t[4])))
     return -1;
-  VipsImage *premultiplied = vips_image_copy_memory(t[4]);
-  if (!premultiplied) return -1;
   free(*pixels);
   *pixels = NULL;
   int w, h;
-  const int status = take_pixels(premultiplied, (void **)pixels, &w, &h);
-  g_object_unref(premultiplied);
-  return status;
+  return take_pixels(t[5], (void **)pixels, &w, &h);
 }
 
 /* The 32x32 miniature: Resample.c's, or vips_resize's (upsizing, or an image not in

@@ -182,14 +182,18 @@ public struct RenderCommand: Command {
         startNext()
       }
     }
-    await cache.waitForFills()
-    let order = Dictionary(
-      found.inputs.enumerated().map { ($1.path, $0) }, uniquingKeysWith: { first, _ in first })
-    for input in failedBesideOthers.sorted(by: {
-      order[$0.path, default: 0] < order[$1.path, default: 0]
-    }) {
-      record(
-        input, await Self.render(input, family: family, formats: names, cache: cache, force: force))
+    if !failedBesideOthers.isEmpty {
+      // Alone: the others' fill tasks end first.
+      await cache.waitForFills()
+      let order = Dictionary(
+        found.inputs.enumerated().map { ($1.path, $0) }, uniquingKeysWith: { first, _ in first })
+      for input in failedBesideOthers.sorted(by: {
+        order[$0.path, default: 0] < order[$1.path, default: 0]
+      }) {
+        record(
+          input,
+          await Self.render(input, family: family, formats: names, cache: cache, force: force))
+      }
     }
     // The tables' writer locks go with the cache: let its last fill tasks end first.
     await cache.waitForFills()
