@@ -4,11 +4,11 @@ import ImageTables
 /// A photo already in memory: always loaded; loading only says so.
 public final class BitmapPhoto: Photo {
   public let caption: String?
-  private let loading = PhotoLoading()
+  private let loading: PhotoLoading
 
   public init(_ bitmap: Bitmap, caption: String? = nil) {
     self.caption = caption
-    loading.set(bitmap)
+    loading = PhotoLoading(image: bitmap)
   }
 
   public var underlyingImage: Bitmap? { loading.image }

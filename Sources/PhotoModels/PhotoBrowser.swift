@@ -27,7 +27,7 @@ public final class PhotoBrowser {
   /// The photos of the window: asked to load, or found in memory, and not let go since.
   private var loaded: [ObjectIdentifier: any Photo] = [:]
   private var listeners: [ObjectIdentifier: Task<Void, Never>] = [:]
-  private var subscribers: [UUID: AsyncStream<PhotoBrowserEvent>.Continuation] = [:]
+  private let subscribers = EventSubscribers<PhotoBrowserEvent>()
   /// The photos in index order, as last read from the data source.
   private var photos: [any Photo] = []
 
@@ -136,11 +136,21 @@ public final class PhotoBrowser {
     }
   }
 
-  /// A new stream of the browser's events, from now on.
-  public func events() -> AsyncStream<PhotoBrowserEvent> {
-    let (stream, continuation) = AsyncStream<PhotoBrowserEvent>.makeStream()
-    subscribers[UUID()] = continuation
-    return stream
+  /// A new stream of the browser's events, from now on. It ends when its consumer does
+  /// (the task reading it is cancelled or stops, or the stream is dropped: the browser
+  /// lets go of it then), and finishes when the browser goes.
+  public func events() -> AsyncStream<PhotoBrowserEvent> { subscribers.stream() }
+
+  /// The streams from ``events()`` whose consumers have not ended (for tests).
+  var subscriberCount: Int { subscribers.count }
+
+  /// The photos whose events the browser follows now: those of its window it asked to
+  /// load (for tests).
+  var listenerCount: Int { listeners.count }
+
+  /// Stops following the photos' events: their streams end, and the photos let go of them.
+  isolated deinit {
+    for listener in listeners.values { listener.cancel() }
   }
 
   // MARK: Loading
@@ -195,9 +205,7 @@ public final class PhotoBrowser {
     )
   }
 
-  private func send(_ event: PhotoBrowserEvent) {
-    for subscriber in subscribers.values { subscriber.yield(event) }
-  }
+  private func send(_ event: PhotoBrowserEvent) { subscribers.send(event) }
 
   private func reloadPhotos() {
     if let dataSource {

@@ -2,13 +2,65 @@ import Foundation
 import ImageTables
 import Synchronization
 
-/// The load state every photo shares: one load at a time, its result, its progress,
-/// and the events it sends.
+/// The load state machine of a ``Photo`` (IDMPhotoBrowser's
+/// `loadUnderlyingImageAndNotify` and `unloadUnderlyingImage`): one load at a time,
+/// its result, its progress, and the events and notifications it sends. Every built-in
+/// photo keeps one; a photo of your own keeps one too and forwards to it, so it only
+/// says where its pixels come from.
 ///
-/// Every load that starts ends exactly once, with an event and the notification: when
-/// its work returns (if it is still the current load) or when an unload cuts it short.
-/// Every decision is taken under one lock, so any thread may load and unload at once.
-final class PhotoLoading: Sendable {
+/// - `load(owner:work:)` starts `work` unless a load runs (then it starts nothing:
+///   repeated calls make one load) or the image is here (then the load ends at once,
+///   successfully).
+/// - A load ends exactly once, with ``PhotoEvent/progress(_:)`` `1` on success, then
+///   ``PhotoEvent/loadingDidEnd(succeeded:error:)`` on ``events()`` and
+///   ``Foundation/Notification/Name/photoLoadingDidEnd`` with the owner as object: when
+///   its work returns or throws (a failure carries the error's description), or when
+///   ``unload(owner:)`` cuts it short (a failure, ``PhotoError/unloaded``). The result of
+///   work cut short is dropped when it comes; a load after the unload starts new work.
+/// - Every decision is taken under one lock, so any thread may load and unload at once.
+///   The work runs in a task of its own, not on the caller's thread.
+///
+/// ```swift
+/// import ImageTables
+/// import PhotoModels
+///
+/// /// A photo whose pixels the app draws itself: a grey square of one level.
+/// final class DrawnPhoto: Photo {
+///   let level: UInt8
+///   private let loading = PhotoLoading()
+///
+///   init(level: UInt8) { self.level = level }
+///
+///   var underlyingImage: Bitmap? { loading.image }
+///   var loadProgress: Double { loading.progress }
+///   var isLoading: Bool { loading.isLoading }
+///   func events() -> AsyncStream<PhotoEvent> { loading.events() }
+///   func unloadUnderlyingImage() { loading.unload(owner: self) }
+///
+///   func loadUnderlyingImage() {
+///     let level = level
+///     loading.load(owner: self) { progress in
+///       progress.report(0.5)  // a .progress(0.5) event, if this load is still current
+///       return Bitmap(width: 8, height: 8, style: .gray8) { canvas in
+///         canvas.bytes.initializeMemory(as: UInt8.self, repeating: level)
+///       }
+///     }
+///   }
+/// }
+///
+/// func show() async {
+///   let photo = DrawnPhoto(level: 200)
+///   let events = photo.events()
+///   photo.loadUnderlyingImage()
+///   for await event in events {
+///     if case .loadingDidEnd(let succeeded, _) = event {
+///       print(succeeded, photo.underlyingImage?.pixel(x: 0, y: 0) as Any)
+///       break
+///     }
+///   }
+/// }
+/// ```
+public final class PhotoLoading: Sendable {
   private struct State {
     var image: Bitmap?
     /// The number of the load running now, if one is.
@@ -18,21 +70,58 @@ final class PhotoLoading: Sendable {
     /// Loads asked for while the image was in memory: they ended at once.
     var answeredAtOnce = 0
     var progress = 0.0
-    var subscribers: [UUID: AsyncStream<PhotoEvent>.Continuation] = [:]
   }
   private let state = Mutex(State())
+  private let subscribers = EventSubscribers<PhotoEvent>()
 
-  var image: Bitmap? { state.withLock { $0.image } }
-  var isLoading: Bool { state.withLock { $0.running != nil } }
-  var progress: Double { state.withLock { $0.progress } }
+  /// Tells the work of one load how far it has come.
+  public struct ProgressReporter: Sendable {
+    let loading: PhotoLoading
+    let number: Int
+
+    /// Records `fraction` (clamped to 0...1) as the load's progress and sends
+    /// ``PhotoEvent/progress(_:)``; nothing once this load has ended or been cut short.
+    public func report(_ fraction: Double) { loading.report(min(max(fraction, 0), 1), of: number) }
+  }
+
+  /// Nothing loaded.
+  public init() {}
+
+  /// Already loaded with `image` (for a photo that is in memory from the start): a load
+  /// ends at once, successfully, until an unload.
+  public init(image: Bitmap) {
+    state.withLock {
+      $0.image = image
+      $0.progress = 1
+    }
+  }
+
+  /// The image of the last load that succeeded, until an unload; nil while none has.
+  public var image: Bitmap? { state.withLock { $0.image } }
+  /// Whether a load runs now.
+  public var isLoading: Bool { state.withLock { $0.running != nil } }
+  /// 0 to 1: what the running load last reported, 1 once loaded, 0 after an unload or a
+  /// failure.
+  public var progress: Double { state.withLock { $0.progress } }
   /// How many loads ever started, and how many calls ended at once (for tests).
   var counts: (started: Int, answeredAtOnce: Int) {
     state.withLock { ($0.started, $0.answeredAtOnce) }
   }
+  /// The streams from ``events()`` whose consumers have not ended (for tests).
+  var subscriberCount: Int { subscribers.count }
 
   /// Starts `work` unless a load runs or the image is here (then the load ends at once,
-  /// successfully); `owner` is the photo posted with the notification.
-  func load(owner: any Photo, work: @escaping @Sendable () async throws -> Bitmap) {
+  /// successfully); `owner` is the photo the notification names (held weakly: a photo
+  /// that goes while its work runs announces nothing).
+  public func load(owner: any Photo, work: @escaping @Sendable () async throws -> Bitmap) {
+    load(owner: owner) { (_: ProgressReporter) in try await work() }
+  }
+
+  /// Starts `work`, which reports its progress, unless a load runs or the image is here
+  /// (then the load ends at once, successfully).
+  public func load(
+    owner: any Photo, work: @escaping @Sendable (ProgressReporter) async throws -> Bitmap
+  ) {
     enum Start {
       case alreadyLoaded
       case alreadyRunning
@@ -53,9 +142,10 @@ final class PhotoLoading: Sendable {
     case .alreadyRunning: return
     case .alreadyLoaded: announce(owner: owner, succeeded: true, error: nil)
     case .started(let number):
+      let reporter = ProgressReporter(loading: self, number: number)
       Task { [weak owner] in
         let result: Result<Bitmap, any Error>
-        do { result = .success(try await work()) } catch { result = .failure(error) }
+        do { result = .success(try await work(reporter)) } catch { result = .failure(error) }
         guard let owner else { return }
         self.finish(number, owner: owner, result: result)
       }
@@ -67,9 +157,11 @@ final class PhotoLoading: Sendable {
     let current = state.withLock { state -> Bool in
       guard state.running == number else { return false }
       state.running = nil
-      if case .success(let image) = result {
+      switch result {
+      case .success(let image):
         state.image = image
         state.progress = 1
+      case .failure: state.progress = 0
       }
       return true
     }
@@ -80,9 +172,10 @@ final class PhotoLoading: Sendable {
     }
   }
 
-  /// Lets the image go; a load running now ends, unsuccessfully ("unloaded"), and its
-  /// work's result, when it comes, is dropped.
-  func unload(owner: any Photo) {
+  /// Lets the image go; a load running now ends, unsuccessfully
+  /// (``PhotoError/unloaded``), and its work's result, when it comes, is dropped. With no
+  /// load running, it says nothing.
+  public func unload(owner: any Photo) {
     let cutShort = state.withLock { state -> Bool in
       let running = state.running != nil
       state.image = nil
@@ -95,36 +188,25 @@ final class PhotoLoading: Sendable {
     }
   }
 
-  /// Sets an image at once (for photos that are already in memory).
-  func set(_ image: Bitmap) {
-    state.withLock {
-      $0.image = image
-      $0.progress = 1
+  /// A new stream of the events of this photo's loads, from now on. It ends when its
+  /// consumer does (the task reading it is cancelled or stops, or the stream is
+  /// dropped), and finishes when this goes.
+  public func events() -> AsyncStream<PhotoEvent> { subscribers.stream() }
+
+  /// Records and sends the progress of load `number`, if it is still the current load.
+  private func report(_ fraction: Double, of number: Int) {
+    let current = state.withLock { state -> Bool in
+      guard state.running == number else { return false }
+      state.progress = fraction
+      return true
     }
+    if current { subscribers.send(.progress(fraction)) }
   }
 
   /// Tells subscribers and posts the notification that a load ended.
   private func announce(owner: any Photo, succeeded: Bool, error: String?) {
-    if succeeded { send(.progress(1)) }
-    send(.loadingDidEnd(succeeded: succeeded, error: error))
+    if succeeded { subscribers.send(.progress(1)) }
+    subscribers.send(.loadingDidEnd(succeeded: succeeded, error: error))
     NotificationCenter.default.post(name: .photoLoadingDidEnd, object: owner)
-  }
-
-  func send(_ event: PhotoEvent) {
-    let subscribers = state.withLock { state in
-      if case .progress(let value) = event { state.progress = value }
-      return Array(state.subscribers.values)
-    }
-    for subscriber in subscribers { subscriber.yield(event) }
-  }
-
-  func events() -> AsyncStream<PhotoEvent> {
-    let (stream, continuation) = AsyncStream<PhotoEvent>.makeStream()
-    let id = UUID()
-    state.withLock { $0.subscribers[id] = continuation }
-    continuation.onTermination = { [weak self] _ in
-      _ = self?.state.withLock { $0.subscribers.removeValue(forKey: id) }
-    }
-    return stream
   }
 }

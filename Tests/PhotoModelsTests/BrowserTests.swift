@@ -11,13 +11,16 @@ final class ProbePhoto: Photo, @unchecked Sendable {
   let caption: String?
   let placeholderImage: Bitmap? = nil
   let videoURL: URL? = nil
-  private let loading = PhotoLoading()
+  let loading: PhotoLoading
   private let record = Mutex((loads: 0, unloads: 0))
 
   init(_ name: String, caption: String? = nil, inMemory: Bool = false) {
     self.name = name
     self.caption = caption
-    if inMemory { loading.set(Bitmap(width: 2, height: 2, style: .gray8, entityID: name) { _ in }) }
+    loading =
+      inMemory
+      ? PhotoLoading(image: Bitmap(width: 2, height: 2, style: .gray8, entityID: name) { _ in })
+      : PhotoLoading()
   }
 
   var loads: Int { record.withLock { $0.loads } }
@@ -191,6 +194,67 @@ struct BrowserTests {
     #expect(shown == [0, 1, 2, 5])
     #expect(failed == [5])
     #expect(Set(ended).isSubset(of: [0, 1, 2]))
+  }
+
+  /// What each consumer of a browser's streams received, on the main actor.
+  @MainActor final class Received {
+    var first: [PhotoBrowserEvent] = []
+    var second: [PhotoBrowserEvent] = []
+    var breakerSubscribed = false
+  }
+
+  @Test func aStreamEndsWithItsConsumerAndTheOthersStillGetEvents() async {
+    let browser = PhotoBrowser(photos: Self.photos(4), preloadWindow: 0)
+    let received = Received()
+    let first = browser.events()
+    let second = browser.events()
+    _ = browser.events()  // dropped unread: the browser lets go of it at once
+    #expect(browser.subscriberCount == 2)
+    let firstReader = Task { for await event in first { received.first.append(event) } }
+    let secondReader = Task { for await event in second { received.second.append(event) } }
+    // A consumer that stops after its first event; its stream is a local of its task.
+    let breaker = Task { () -> PhotoBrowserEvent? in
+      let stream = browser.events()
+      received.breakerSubscribed = true
+      for await event in stream { return event }
+      return nil
+    }
+    while !received.breakerSubscribed { await Task.yield() }
+    #expect(browser.subscriberCount == 3)
+    browser.show()
+    #expect(await breaker.value == .didShowPhoto(index: 0))
+    #expect(browser.subscriberCount == 2)
+    while !received.first.contains(.didShowPhoto(index: 0)) { await Task.yield() }
+    firstReader.cancel()
+    await firstReader.value
+    #expect(browser.subscriberCount == 1)
+    browser.jump(to: 2)
+    while !received.second.contains(.didShowPhoto(index: 2)) { await Task.yield() }
+    #expect(!received.first.contains(.didShowPhoto(index: 2)))
+    #expect(
+      received.second.filter { if case .didShowPhoto = $0 { true } else { false } } == [
+        .didShowPhoto(index: 0), .didShowPhoto(index: 2),
+      ])
+    secondReader.cancel()
+    await secondReader.value
+    #expect(browser.subscriberCount == 0)
+  }
+
+  @Test func theBrowserStopsFollowingAPhotoItLetsGoAndFinishesItsStreamsWhenItGoes() async {
+    let photos = Self.photos(5)
+    var browser: PhotoBrowser? = PhotoBrowser(photos: photos, preloadWindow: 0)
+    let stream = browser!.events()
+    browser!.show()
+    #expect(browser!.listenerCount == 1 && photos[0].loading.subscriberCount == 1)
+    browser!.jump(to: 3)  // photo 0 leaves the window: its listener goes
+    #expect(browser!.listenerCount == 1 && photos[3].loading.subscriberCount == 1)
+    while photos[0].loading.subscriberCount > 0 { await Task.yield() }
+    browser = nil  // the photo it follows is let go; its own streams finish
+    while photos[3].loading.subscriberCount > 0 { await Task.yield() }
+    var shown: [Int] = []
+    for await event in stream { if case .didShowPhoto(let index) = event { shown.append(index) } }
+    #expect(shown == [0, 3])
+    #expect(photos.allSatisfy { $0.loading.subscriberCount == 0 })
   }
 
   @Test func reloadKeepsTheCurrentPhotoThroughInsertsAndRemovals() {
