@@ -101,6 +101,57 @@ struct PhotoTests {
     #expect(shown !== placeholder && (shown.width, shown.height) == (46, 40))
   }
 
+  /// A family of a small and a large format, as the built-in photo family has.
+  static func makeThumbAndScreenCache() throws -> ImageCache {
+    let formats = [
+      try ImageFormat(
+        name: "thumb", family: "photo", width: 16, height: 16, style: .bgr32,
+        pipeline: "fill"),
+      try ImageFormat(
+        name: "screen", family: "photo", width: 60, height: 40, style: .bgr32, pipeline: "fit"),
+    ]
+    return try ImageCache(
+      configuration: .init(directory: try Fixtures.temporaryFolder(), formats: formats))
+  }
+
+  @Test @MainActor func aPlaceholderFormatIsItsEntryFromTheMomentItLands() async throws {
+    let cache = try Self.makeThumbAndScreenCache()
+    let entity = Entity(id: "rocket", sourceVersion: "1", source: .file(Self.bundled("rocket.jpg")))
+    let grey = Bitmap(width: 1, height: 1, style: .gray8) { _ in }
+    let photo = CachedPhoto(
+      cache: cache, entity: entity, format: "screen", placeholderFormat: "thumb")
+    let withFallback = CachedPhoto(
+      cache: cache, entity: entity, format: "screen", placeholder: grey,
+      placeholderFormat: "thumb")
+    let browser = PhotoBrowser(photos: [photo, withFallback])
+    #expect(photo.placeholderImage == nil && browser.displayImage(at: 0) == nil)
+    #expect(withFallback.placeholderImage === grey && browser.displayImage(at: 1) === grey)
+
+    // The small format alone lands (as a scrubber's thumbnails or a prefetch fill it).
+    let filled = try await cache.image(for: entity, format: "thumb", wholeFamily: false)
+    #expect(!cache.contains(entity, format: "screen"))
+    let decodes = cache.statistics.decodes
+    let entry = try #require(
+      cache.table(format: "thumb")?.bitmap(entityID: "rocket", sourceVersion: "1"))
+    for shown in [
+      photo.placeholderImage, withFallback.placeholderImage, browser.displayImage(at: 0),
+    ] {
+      // The table entry itself (its mapped bytes, no copy), with the pixels the fill wrote.
+      let shown = try #require(shown)
+      #expect(shown.bytes.baseAddress == entry.bytes.baseAddress)
+      #expect((shown.width, shown.height) == (16, 16))
+      #expect([UInt8](shown.bytes) == [UInt8](filled.bytes))
+    }
+    #expect(cache.statistics.decodes == decodes)  // reading placeholders decodes nothing
+    #expect(photo.underlyingImage == nil)
+
+    // A format the cache does not keep gives no placeholder (and the fixed one if given).
+    let unknown = CachedPhoto(
+      cache: cache, entity: entity, format: "screen", placeholder: grey, placeholderFormat: "poster"
+    )
+    #expect(unknown.placeholderImage === grey)
+  }
+
   @Test func aVideoHasNoUnderlyingImage() async {
     let video = VideoPhoto(url: URL(string: "file:///clips/launch.mp4")!, caption: "Launch")
     #expect(video.underlyingImage == nil && video.videoURL != nil)
