@@ -13,6 +13,9 @@ import ImageTables
 ///
 /// `caption`, `placeholderImage` and `videoURL` are optional in the original: they
 /// default to nil here.
+///
+/// A photo of your own keeps a ``PhotoLoading``, which does all of this, and forwards to
+/// it (its documentation has an example): it only says where the pixels come from.
 public protocol Photo: AnyObject, Sendable {
   /// The image if it is in memory or in the cache now, else nil.
   var underlyingImage: Bitmap? { get }
@@ -30,7 +33,7 @@ public protocol Photo: AnyObject, Sendable {
   /// 0 to 1 while loading.
   var loadProgress: Double { get }
   var isLoading: Bool { get }
-  /// A new stream of this photo's events, from now on.
+  /// A new stream of this photo's events, from now on; it ends when its consumer does.
   func events() -> AsyncStream<PhotoEvent>
 }
 

@@ -72,7 +72,6 @@ public final class PhotoLoading: Sendable {
     var progress = 0.0
   }
   private let state = Mutex(State())
-  private let subscribers = EventSubscribers<PhotoEvent>()
 
   /// Tells the work of one load how far it has come.
   public struct ProgressReporter: Sendable {
@@ -83,6 +82,8 @@ public final class PhotoLoading: Sendable {
     /// ``PhotoEvent/progress(_:)``; nothing once this load has ended or been cut short.
     public func report(_ fraction: Double) { loading.report(min(max(fraction, 0), 1), of: number) }
   }
+
+  private let subscribers = EventSubscribers<PhotoEvent>()
 
   /// Nothing loaded.
   public init() {}
