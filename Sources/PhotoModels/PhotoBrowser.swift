@@ -149,7 +149,9 @@ public final class PhotoBrowser {
   var listenerCount: Int { listeners.count }
 
   /// Stops following the photos' events: their streams end, and the photos let go of them.
-  isolated deinit {
+  /// (Not an `isolated deinit`, which needs a newer runtime on Apple platforms: the
+  /// listeners are `Sendable` and cancelling a task is thread-safe.)
+  deinit {
     for listener in listeners.values { listener.cancel() }
   }
 
