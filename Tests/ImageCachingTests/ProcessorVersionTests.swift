@@ -1,7 +1,6 @@
 import Foundation
 import ImageProcessing
 import ImageTables
-import Synchronization
 import Testing
 import Vips
 
@@ -30,12 +29,15 @@ private func registry(shadeVersion version: Int) throws -> ProcessorRegistry {
   return registry
 }
 
-private final class Reports: Sendable {
-  private let events = Mutex<[ImageTableEvent]>([])
+/// The tables' reports, kept behind a lock ThreadSanitizer understands.
+private final class Reports: @unchecked Sendable {
+  // Safety of @unchecked Sendable: `events` is only touched under `lock`.
+  private let lock = NSLock()
+  private var events: [ImageTableEvent] = []
   var report: @Sendable (ImageTableEvent) -> Void {
-    { event in self.events.withLock { $0.append(event) } }
+    { event in self.lock.withLock { self.events.append(event) } }
   }
-  var all: [ImageTableEvent] { events.withLock { $0 } }
+  var all: [ImageTableEvent] { lock.withLock { events } }
 }
 
 @Suite("Processor versions reach the fingerprint")
