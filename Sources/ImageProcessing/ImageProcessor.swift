@@ -3,20 +3,25 @@ import Vips
 /// One step of a format's look: takes an image, returns the next (FastImageCache's
 /// drawing block, as a reusable, registered piece).
 ///
-/// A processor's `identifier` names it, its version and its parameters, and is part
-/// of every format fingerprint that uses it: change the version or a parameter and
-/// the tables that hold its output are re-rendered.
+/// A registered processor's name, definition version and arguments are part of every
+/// format fingerprint that uses it: raise the ``ProcessorDefinition/version`` or change
+/// an argument and the tables that hold its output are re-rendered. Its `identifier`
+/// names it in errors and can only add to the fingerprint (state its arguments do not
+/// hold); `arguments.identifier` (`name@version(parameter: value, ...)`) is the usual one.
 ///
 /// ```swift
 /// struct Invert: ImageProcessor {
-///   var identifier: String { "invert@1" }
+///   let arguments: ProcessorArguments
+///   var identifier: String { arguments.identifier }
 ///   func process(_ image: VipsImage, context: ProcessingContext) throws -> VipsImage {
 ///     try image.toSRGB().linear([-1, -1, -1], [255, 255, 255])
 ///   }
 /// }
 /// ```
 public protocol ImageProcessor: Sendable {
-  /// Stable text naming the processor, its version and its parameters.
+  /// Stable text naming the processor, its version and its parameters. For a
+  /// registered processor the fingerprint records its name, version and arguments
+  /// anyway; what this adds beyond `arguments.identifier` is recorded after them.
   var identifier: String { get }
   /// Returns the processed image; the input is never changed.
   func process(_ image: VipsImage, context: ProcessingContext) throws -> VipsImage

@@ -5,17 +5,47 @@ public struct Pipeline: Sendable {
   /// The spec it was built from.
   public let spec: String
   public let processors: [any ImageProcessor]
+  /// How each processor was made, in order: its registered name, definition version
+  /// and checked arguments (nil for a processor given to ``init(spec:processors:)``).
+  public let arguments: [ProcessorArguments?]
 
+  /// A pipeline of processors made by hand: each one's `identifier` alone names it in
+  /// the fingerprint.
   public init(spec: String, processors: [any ImageProcessor]) {
     self.spec = spec
     self.processors = processors
+    arguments = Array(repeating: nil, count: processors.count)
   }
 
-  /// Each processor's identifier, in order: what a format's fingerprint records.
-  public var identifiers: [String] { processors.map(\.identifier) }
+  /// A pipeline of registered processors, each with the arguments it was made from
+  /// (what ``ProcessorRegistry/pipeline(_:)`` builds).
+  public init(spec: String, steps: [(arguments: ProcessorArguments, processor: any ImageProcessor)])
+  {
+    self.spec = spec
+    processors = steps.map(\.processor)
+    arguments = steps.map(\.arguments)
+  }
 
-  /// The identifiers joined by ` | `: a spec that builds the same pipeline.
-  public var identifier: String { identifiers.joined(separator: " | ") }
+  /// What a format's fingerprint records of each processor, in order: its registered
+  /// name, definition version and arguments (``ProcessorArguments/identifier``),
+  /// whatever its `identifier` says, and after ` + ` its `identifier` when that says
+  /// more. So raising a ``ProcessorDefinition/version`` or changing an argument always
+  /// re-renders, and a processor's `identifier` can only add to what is recorded.
+  public var identifiers: [String] {
+    zip(processors, arguments).map { processor, arguments in
+      guard let arguments else { return processor.identifier }
+      let own = processor.identifier
+      return own.isEmpty || own == arguments.identifier
+        ? arguments.identifier : "\(arguments.identifier) + \(own)"
+    }
+  }
+
+  /// Each step as a spec names it, joined by ` | `: a spec that builds the same pipeline
+  /// (from the same registry).
+  public var identifier: String {
+    zip(processors, arguments).map { $1?.identifier ?? $0.identifier }
+      .joined(separator: " | ")
+  }
 
   /// Whether the pipeline resamples before any processor looks at the pixels: every
   /// processor up to its first resample plans its geometry (``SourceGeometryProcessor``:

@@ -3,7 +3,10 @@
 public struct ProcessorDefinition: Sendable {
   /// The name specs use: letters, digits and `_`, starting with a letter.
   public var name: String
-  /// Raise it whenever the processor's output changes: tables re-render.
+  /// Raise it whenever the processor's output changes: every table whose pipeline
+  /// names the processor is invalidated (reported) and re-rendered, whatever the
+  /// processor's `identifier` says (the fingerprint records the name, this version and
+  /// the arguments; see ``Pipeline/identifiers``).
   public var version: Int
   /// One line for `imgtool processors`.
   public var summary: String

@@ -5,7 +5,8 @@ import Synchronization
 ///
 /// ```swift
 /// let registry = ProcessorRegistry.withBuiltIns()
-/// try registry.register(ProcessorDefinition(name: "invert", summary: "Negative.") { _ in Invert() })
+/// try registry.register(
+///   ProcessorDefinition(name: "invert", summary: "Negative.") { Invert(arguments: $0) })
 /// let pipeline = try registry.pipeline("fill(crop: attention) | invert")
 /// ```
 public final class ProcessorRegistry: Sendable {
@@ -59,7 +60,7 @@ public final class ProcessorRegistry: Sendable {
   /// Builds the pipeline a spec describes; every error gives its column.
   public func pipeline(_ text: String) throws(PipelineError) -> Pipeline {
     let spec = try PipelineSpec(parsing: text)
-    var processors: [any ImageProcessor] = []
+    var steps: [(arguments: ProcessorArguments, processor: any ImageProcessor)] = []
     for call in spec.calls {
       guard let definition = definition(named: call.name) else {
         throw .unknownProcessor(
@@ -68,13 +69,13 @@ public final class ProcessorRegistry: Sendable {
       }
       let arguments = try Self.arguments(of: call, for: definition, spec: text)
       do {
-        processors.append(try definition.make(arguments))
+        steps.append((arguments, try definition.make(arguments)))
       } catch {
         throw .processorFailed(
           spec: text, column: call.column, processor: call.name, message: "\(error)")
       }
     }
-    return Pipeline(spec: text, processors: processors)
+    return Pipeline(spec: text, steps: steps)
   }
 
   /// Checks a call's arguments against the definition and fills in defaults.

@@ -1,7 +1,12 @@
 import Foundation
 
-/// The canonical dictionary of what decides a format's pixels, stored in its table's
-/// header. Two fingerprints are equal when every field is.
+/// The canonical dictionary of a format, stored in its table's header. Two fingerprints
+/// are equal when every field is.
+///
+/// Most fields decide an entry's pixels (size, style, pipeline, processors): a table
+/// written for other values of them is re-rendered. The ``settingsFields`` do not
+/// (how many entries the table keeps, the devices and the protection mode): a table
+/// whose fingerprint differs only in those keeps its entries.
 public struct FormatFingerprint: Sendable, Equatable, CustomStringConvertible {
   /// Field names and values, in a fixed order.
   public let fields: [(String, String)]
@@ -33,6 +38,21 @@ public struct FormatFingerprint: Sendable, Equatable, CustomStringConvertible {
     let theirs = other.dictionary
     let names = fields.map(\.0) + other.fields.map(\.0).filter { mine[$0] == nil }
     return names.filter { mine[$0] != theirs[$0] }
+  }
+
+  /// The fields that do not change an entry's bytes: a change to them is made in
+  /// place, keeping the entries (a smaller `maximumCount` evicts the least recently used).
+  public static let settingsFields: Set<String> = ["maximumCount", "devices", "protectionMode"]
+
+  /// The names of the fields that decide pixels and differ between the two, in order:
+  /// a table written for `other` must be re-rendered when this is not empty.
+  public func changedPixelFields(from other: FormatFingerprint) -> [String] {
+    changedFields(from: other).filter { !Self.settingsFields.contains($0) }
+  }
+
+  /// The value of the field `name`, if there is one.
+  public subscript(_ name: String) -> String? {
+    fields.first { $0.0 == name }?.1
   }
 
   public var description: String { text }

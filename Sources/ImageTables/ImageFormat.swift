@@ -25,6 +25,8 @@ public struct ImageFormat: Sendable, Hashable {
   public let scale: Int
   public let style: PixelStyle
   /// The most entries the table keeps; the least recently used unpinned entry makes room.
+  /// Changing it keeps the entries a table holds (a smaller count evicts the least
+  /// recently used, reported).
   public let maximumCount: Int
   /// The device classes the format is kept for.
   public let devices: Set<DeviceClass>
@@ -103,10 +105,12 @@ public struct ImageFormat: Sendable, Hashable {
   /// Whether a cache configured for `device` keeps a table for this format.
   public func isKept(for device: DeviceClass) -> Bool { devices.contains(device) }
 
-  /// The canonical description of everything that decides an entry's pixels: every
-  /// field of the format, the identifiers of its processors (name, version and
-  /// parameters, from the processing layer) and the table layout version. Any change
-  /// invalidates the table.
+  /// The canonical description of the format: every field, the identifiers of its
+  /// processors (each one's registered name, definition version and arguments, and
+  /// what its own `identifier` adds, from the processing layer) and the table layout
+  /// version. A change to a field that decides pixels invalidates the table; a change
+  /// to ``FormatFingerprint/settingsFields`` alone (`maximumCount`, `devices`,
+  /// `protectionMode`) keeps its entries.
   public func fingerprint(processorIdentifiers: [String] = []) -> FormatFingerprint {
     FormatFingerprint(fields: [
       ("layoutVersion", String(Self.tableLayoutVersion)),

@@ -61,6 +61,8 @@ public final class ImageTable: @unchecked Sendable {
   /// The file processes share the table through: lookup buckets and the reader table.
   public let sharedPath: String
   let lockPath: String
+  /// The header size of files this table creates (files it opens as written, with
+  /// other settings, keep theirs: ``TableFiles/headerSize``).
   let headerSize: Int
   private let writerLock: WriterLock?
   /// The writer's memory (unused when read-only).
@@ -85,8 +87,14 @@ public final class ImageTable: @unchecked Sendable {
 
   /// Opens the table of `format` in `directory`, creating it if needed.
   ///
-  /// A table written for a different fingerprint (any field of the format, or the
-  /// processors' identifiers, changed) is recreated empty and reported once.
+  /// A table written for other pixels (a field that decides them changed: the size,
+  /// the style, the pipeline, a processor's name, version or arguments) is recreated
+  /// empty and reported once (``ImageTableEvent/invalidated(format:changedFields:)``);
+  /// read-only, the open fails with ``ImageTableError/formatChanged(path:format:changedFields:)``
+  /// and nothing is recreated. A table whose format differs only in `maximumCount`,
+  /// `devices` or `protectionMode` keeps its entries (a smaller `maximumCount` keeps
+  /// the most recently used), reported as
+  /// ``ImageTableEvent/settingsChanged(format:changes:kept:evicted:)``.
   public convenience init(
     format: ImageFormat, processorIdentifiers: [String] = [], directory: URL,
     options: Options = Options()
@@ -275,7 +283,8 @@ public final class ImageTable: @unchecked Sendable {
     }
     if options.releasesWrittenPages {
       files.table.releasePages(
-        offset: headerSize + reservation.slot * layout.entryStride, length: canvas.bytes.count)
+        offset: files.headerSize + reservation.slot * layout.entryStride,
+        length: canvas.bytes.count)
     }
     return bitmap
   }
@@ -329,14 +338,14 @@ public final class ImageTable: @unchecked Sendable {
     }
     return withCurrentFiles { files in
       TableStats(
-        format: format.name, entries: entries, capacity: format.maximumCount,
+        format: format.name, entries: entries, capacity: files.capacity,
         allocatedEntries: allocated, bytesPerEntry: layout.entryStride,
         rawBytesPerEntry: layout.width * layout.height * layout.style.bytesPerPixel,
         fileBytes: Self.fileLength(files.table) + Self.fileLength(files.index))
     }
   }
 
-  private static func fileLength(_ file: MappedFile) -> Int {
+  static func fileLength(_ file: MappedFile) -> Int {
     var status = stat()
     return fstat(file.descriptor, &status) == 0 ? Int(status.st_size) : file.length
   }
@@ -409,7 +418,9 @@ public final class ImageTable: @unchecked Sendable {
             || !(1...layout.height).contains(record.height)
           {
             reason = "its size \(record.width)x\(record.height) does not fit the slot"
-          } else if headerSize + (slot + 1) * layout.entryStride > Self.fileLength(files.table) {
+          } else if files.headerSize + (slot + 1) * layout.entryStride
+            > Self.fileLength(files.table)
+          {
             reason = "the table file is cut short"
           } else {
             reason = files.verify(slot: slot, height: record.height, expected: record.pixelChecksum)
@@ -480,20 +491,24 @@ public final class ImageTable: @unchecked Sendable {
     var lock: String
   }
 
-  static func reservedLengths(format: ImageFormat, headerSize: Int) -> (table: Int, index: Int) {
-    (
-      headerSize + format.maximumCount * format.layout.entryStride,
-      TableFileLayout.recordOffset(format.maximumCount)
+  static func reservedLengths(format: ImageFormat, capacity: Int? = nil, headerSize: Int) -> (
+    table: Int, index: Int
+  ) {
+    let capacity = capacity ?? format.maximumCount
+    return (
+      headerSize + capacity * format.layout.entryStride, TableFileLayout.recordOffset(capacity)
     )
   }
 
   /// Opens the files as they are, or (for a writer) recreates them when they are
-  /// missing, damaged or of another format, reporting why.
+  /// missing, damaged or written for other pixels, reporting why. Files whose format
+  /// differs only in ``FormatFingerprint/settingsFields`` keep their entries: a reader
+  /// opens them as written, a writer carries the entries over to files with the new
+  /// settings (``carryOver(from:format:fingerprint:stored:headerSize:paths:events:)``).
   static func open(
     format: ImageFormat, fingerprint: FormatFingerprint, headerSize: Int, paths: Paths,
     readOnly: Bool, events: inout [ImageTableEvent]
   ) throws(ImageTableError) -> TableFiles {
-    let reserve = reservedLengths(format: format, headerSize: headerSize)
     let permissions = format.protectionMode.filePermissions
     var status = stat()
     guard lstat(paths.table, &status) == 0 else {
@@ -502,30 +517,52 @@ public final class ImageTable: @unchecked Sendable {
         format: format, fingerprint: fingerprint, headerSize: headerSize, paths: paths,
         events: &events)
     }
-    let table = try MappedFile(
+    var table = try MappedFile(
       path: paths.table, create: false, writable: !readOnly, permissions: permissions,
-      reservedLength: reserve.table)
+      reservedLength: reservedLengths(format: format, headerSize: headerSize).table)
     let problem: ImageTableEvent
     switch TableHeader.read(from: table.base, length: table.length) {
     case .failure(let failure):
       problem = .unreadableTable(format: format.name, reason: failure.reason)
-    case .success(let header) where header.fingerprint != fingerprint.text:
-      let stored = FormatFingerprint(text: header.fingerprint) ?? FormatFingerprint(fields: [])
-      problem = .invalidated(
-        format: format.name, changedFields: fingerprint.changedFields(from: stored))
-    case .success(let header) where header.headerSize != headerSize:
-      problem = .unreadableTable(
-        format: format.name, reason: "field 'headerSize' is \(header.headerSize), not \(headerSize)"
-      )
-    case .success(let header)
-    where header.capacity != format.maximumCount || header.style != format.style
-      || header.width != format.layout.width || header.height != format.layout.height:
-      problem = .unreadableTable(
-        format: format.name,
-        reason: "fields 'capacity', 'style', 'width', 'height' (\(header.capacity), "
-          + "\(header.style.rawValue), \(header.width)x\(header.height)) disagree with its fingerprint"
-      )
     case .success(let header):
+      let stored =
+        header.fingerprint == fingerprint.text
+        ? fingerprint : FormatFingerprint(text: header.fingerprint) ?? FormatFingerprint(fields: [])
+      let changed = fingerprint.changedPixelFields(from: stored)
+      guard changed.isEmpty else {
+        if readOnly {
+          throw .formatChanged(path: paths.table, format: format.name, changedFields: changed)
+        }
+        problem = .invalidated(format: format.name, changedFields: changed)
+        break
+      }
+      let storedHeaderSize = TableFileLayout.tableHeaderSize(
+        fingerprintBytes: header.fingerprint.utf8.count)
+      guard header.headerSize == storedHeaderSize else {
+        problem = .unreadableTable(
+          format: format.name,
+          reason: "field 'headerSize' is \(header.headerSize), not \(storedHeaderSize)")
+        break
+      }
+      guard stored["maximumCount"] == String(header.capacity), header.style == format.style,
+        header.width == format.layout.width, header.height == format.layout.height
+      else {
+        problem = .unreadableTable(
+          format: format.name,
+          reason: "fields 'capacity', 'style', 'width', 'height' (\(header.capacity), "
+            + "\(header.style.rawValue), \(header.width)x\(header.height)) disagree with its fingerprint"
+        )
+        break
+      }
+      let reserve = reservedLengths(
+        format: format, capacity: header.capacity, headerSize: header.headerSize)
+      if header.capacity != format.maximumCount {
+        // Mapped for the capacity the files were made for: a writer in another
+        // process may grow them that far.
+        table = try MappedFile(
+          path: paths.table, create: false, writable: !readOnly, permissions: permissions,
+          reservedLength: reserve.table)
+      }
       if !readOnly { table.setPermissions(permissions) }
       switch openIndex(
         path: paths.index, identity: header.identity, readOnly: readOnly, reserve: reserve.index)
@@ -534,10 +571,15 @@ public final class ImageTable: @unchecked Sendable {
         if !readOnly { index.setPermissions(permissions) }
         let shared = try openShared(
           path: paths.shared, lockPath: paths.lock, identity: header.identity, format: format,
-          readOnly: readOnly, index: index, table: table, headerSize: headerSize)
-        return try TableFiles(
+          capacity: header.capacity, readOnly: readOnly, index: index, table: table,
+          headerSize: header.headerSize)
+        let files = try TableFiles(
           table: table, index: index, shared: shared, identity: header.identity,
-          layout: format.layout, headerSize: headerSize)
+          layout: format.layout, headerSize: header.headerSize)
+        guard !readOnly, stored != fingerprint else { return files }
+        return try carryOver(
+          from: files, format: format, fingerprint: fingerprint, stored: stored,
+          headerSize: headerSize, paths: paths, events: &events)
       case .failure(let failure):
         if readOnly { throw .notATable(path: paths.index, reason: "the index \(failure.reason)") }
         problem = .indexRebuilt(format: format.name, reason: failure.reason)
@@ -572,10 +614,9 @@ public final class ImageTable: @unchecked Sendable {
   /// stale; so does a reader when no writer runs (it takes the writer's lock for that
   /// moment); else the reader waits for the writer to make it.
   private static func openShared(
-    path: String, lockPath: String, identity: UInt64, format: ImageFormat, readOnly: Bool,
-    index: MappedFile, table: MappedFile, headerSize: Int
+    path: String, lockPath: String, identity: UInt64, format: ImageFormat, capacity: Int,
+    readOnly: Bool, index: MappedFile, table: MappedFile, headerSize: Int
   ) throws(ImageTableError) -> SharedFile {
-    let capacity = format.maximumCount
     if let shared = try SharedFile.openExisting(
       path: path, identity: identity, capacity: capacity, readOnly: readOnly)
     {

@@ -16,6 +16,10 @@ public enum ImageTableError: Error, Sendable, Equatable, CustomStringConvertible
   case readOnly(format: String)
   /// The file is not an ImageTool table (or not one this version reads).
   case notATable(path: String, reason: String)
+  /// A table opened read-only was written for another format: fields that decide its
+  /// pixels differ. Nothing was recreated (a reader never writes); a writer's open
+  /// (a render) re-renders the table.
+  case formatChanged(path: String, format: String, changedFields: [String])
   /// A table, index, shared or lock file is a symbolic link: refused, never followed.
   case symbolicLink(path: String)
   /// A file could not grow: the disk is full, or a file-size limit was reached.
@@ -42,6 +46,10 @@ public enum ImageTableError: Error, Sendable, Equatable, CustomStringConvertible
       "format '\(format)': the table is open read-only"
     case .notATable(let path, let reason):
       "\(path): not an ImageTool table: \(reason)"
+    case .formatChanged(let path, let format, let fields):
+      "\(path): table '\(format)' was written for another format (changed: "
+        + "\(fields.joined(separator: ", "))); it is open read-only, so nothing was recreated: "
+        + "open it for writing (a render) to re-render it"
     case .symbolicLink(let path):
       "\(path): is a symbolic link; table files are never followed through links. "
         + "Remove the link (and check who planted it)"

@@ -1,8 +1,14 @@
 /// Something a table noticed and dealt with, reported through
 /// ``ImageTable/Options/report`` so that nothing is dropped silently.
 public enum ImageTableEvent: Sendable, Equatable, CustomStringConvertible {
-  /// The format changed since the table was written: the table was recreated empty.
+  /// A field that decides pixels changed since the table was written (the size, the
+  /// style, the pipeline, a processor's name, version or arguments): the table was
+  /// recreated empty, and its entries are rendered again.
   case invalidated(format: String, changedFields: [String])
+  /// Only fields that do not change an entry's bytes changed (``FormatFingerprint/settingsFields``:
+  /// `maximumCount`, `devices`, `protectionMode`): the entries were kept, `kept` of
+  /// them; a smaller `maximumCount` evicted the `evicted` least recently used.
+  case settingsChanged(format: String, changes: [FieldChange], kept: Int, evicted: Int)
   /// The table file's header could not be read: the table was recreated empty.
   case unreadableTable(format: String, reason: String)
   /// The index was missing or did not belong to the table: every entry is a miss.
@@ -14,7 +20,13 @@ public enum ImageTableEvent: Sendable, Equatable, CustomStringConvertible {
     switch self {
     case .invalidated(let format, let fields):
       "table '\(format)' was invalidated (changed: \(fields.joined(separator: ", "))); "
-        + "recreated empty"
+        + "recreated empty: its entries are rendered again"
+    case .settingsChanged(let format, let changes, let kept, let evicted):
+      "table '\(format)': \(changes.map(\.description).joined(separator: ", ")); "
+        + "kept \(kept) \(kept == 1 ? "entry" : "entries")"
+        + (evicted > 0
+          ? ", evicted the \(evicted) least recently used to fit maximumCount"
+          : "")
     case .unreadableTable(let format, let reason):
       "table '\(format)' could not be read (\(reason)); recreated empty"
     case .indexRebuilt(let format, let reason):
@@ -23,5 +35,24 @@ public enum ImageTableEvent: Sendable, Equatable, CustomStringConvertible {
       "table '\(format)': entry \(slot)\(entityID.map { " ('\($0)')" } ?? "") is corrupt "
         + "(\(reason)); served as a miss"
     }
+  }
+}
+
+extension ImageTableEvent {
+  /// One field of a format's fingerprint that changed: its name, the value the table
+  /// was written with and the value now.
+  public struct FieldChange: Sendable, Equatable, CustomStringConvertible {
+    public let field: String
+    public let old: String
+    public let new: String
+
+    public init(field: String, old: String, new: String) {
+      self.field = field
+      self.old = old
+      self.new = new
+    }
+
+    /// `maximumCount 100 -> 200`.
+    public var description: String { "\(field) \(old) -> \(new)" }
   }
 }

@@ -14,6 +14,13 @@ import Foundation
 /// and the fingerprint text. Index header: magic `IMGINDEX`, version, record size,
 /// capacity, identity, and a checksum of those (at 32).
 ///
+/// The capacity is the `maximumCount` the files were made for (the fingerprint's
+/// `maximumCount` field too), and the shared file's geometry follows it; a reader maps
+/// the files for it whatever its own format says. Files are never resized in place: a
+/// writer whose `maximumCount` (or another of ``FormatFingerprint/settingsFields``)
+/// differs copies the entries into new files (new identity, new inodes), as a reset
+/// makes them.
+///
 /// Record i describes entry i. Its `sequence` only grows: 0 never used, 4k committed,
 /// 4k+1 being written, 4k+2 removed (see `SharedFile.swift`); the record checksum covers
 /// its fields and key with the sequence as seed, and the pixel checksum the entry's rows.

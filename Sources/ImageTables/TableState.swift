@@ -112,7 +112,9 @@ struct TableState {
     }
     // Least recently used order across a reopen: the order entries were written.
     files.shared.clearBuckets()
-    files.shared.clock.pointee.store(0, ordering: .relaxed)
+    // The clock starts past the entries' stamps (0): a hit before the next commit
+    // stamps 1 and so counts as a use.
+    files.shared.clock.pointee.store(1, ordering: .relaxed)
     for (_, slot) in found.sorted(by: { $0.order < $1.order }) {
       files.shared.stamps[slot].store(0, ordering: .relaxed)
       pushNewest(slot, stamp: 0)

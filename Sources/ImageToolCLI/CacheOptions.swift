@@ -37,7 +37,8 @@ enum CacheOptions {
   }
 
   /// The cache the manifest describes (only `family`'s formats when one is given);
-  /// table reports go to standard error. `readOnly` opens existing tables without a
+  /// table reports (an invalidated table, with the fields that changed; settings
+  /// changed in place; damage) go to standard error as `imgtool: warning: ...` lines. `readOnly` opens existing tables without a
   /// lock, for commands that only read; `waitForWriter` waits for another writer.
   static func open(
     _ arguments: ParsedArguments, context: CommandContext, workers: Int? = nil,
@@ -53,7 +54,7 @@ enum CacheOptions {
       formats: family.map { manifest.formats(family: $0) } ?? manifest.formats,
       device: manifest.device, background: manifest.background, registry: context.registry,
       workers: workers ?? ProcessInfo.processInfo.activeProcessorCount,
-      report: { console.err("imgtool: \($0)") }, releasesWrittenPages: batch)
+      report: { console.err("imgtool: warning: \($0)") }, releasesWrittenPages: batch)
     configuration.readOnly = readOnly
     configuration.waitForWriter = waitForWriter
     let cache: ImageCache

@@ -53,8 +53,12 @@ public struct RenderCommand: Command {
       from that, in the photo's own coordinates. A bad \
       photo is named with its reason and the others go on; the exit status is then 1. \
       When every photo is up to date, the cache is only read (no lock, no write). A \
-      format whose maximumCount is too small for the photos evicts the oldest entries; \
-      the summary counts them and names the manifest field to raise.
+      format keeps at most its maximumCount photos of a render: the first ones in the \
+      order found (paths as given, folders walked in name order); the rest are left out \
+      of it, counted and warned about, rather than rendered over the others on every run, \
+      so a render of an unchanged folder writes nothing. Room for this render's photos \
+      evicts the least recently used entries of earlier ones; the summary counts them. \
+      Raising maximumCount keeps every entry a table holds.
       """
   }
 
@@ -62,6 +66,47 @@ public struct RenderCommand: Command {
     var written = 0
     var skipped = false
     var failure: String?
+    /// The photo fits no format of the family (each keeps fewer): nothing to do.
+    var leftOut = false
+  }
+
+  /// Which formats of the family each photo goes into: format F takes the first
+  /// `maximumCount` of F photos in the order found, so that a render of more photos
+  /// than F keeps never evicts its own photos (and renders them again next time, LRU
+  /// under a cyclic scan). The rest are left out of F and counted.
+  struct Placement {
+    /// The family's formats, in configuration order, with how many entries each keeps.
+    var formats: [(name: String, maximumCount: Int)]
+    /// Each input's position in the order found, by path.
+    var positions: [String: Int]
+    var count: Int
+
+    init(_ inputs: [RenderInputs.Input], formats names: [String], cache: ImageCache) {
+      formats = names.map { ($0, cache.formats[$0]?.maximumCount ?? Int.max) }
+      positions = Dictionary(
+        inputs.enumerated().map { ($1.path, $0) }, uniquingKeysWith: { first, _ in first })
+      count = inputs.count
+    }
+
+    /// The formats `input` is rendered into (none: it fits no format of the family).
+    func formats(for input: RenderInputs.Input) -> [String] {
+      let position = positions[input.path] ?? 0
+      return formats.filter { position < $0.maximumCount }.map(\.name)
+    }
+
+    /// Whether a table of the family may have to evict during the render: it cannot
+    /// hold what it holds and every photo it takes.
+    func mayEvict(_ cache: ImageCache) -> Bool {
+      formats.contains { format in
+        let held = cache.table(format: format.name)?.stats.entries ?? 0
+        return held + min(count, format.maximumCount) > format.maximumCount
+      }
+    }
+
+    /// How many of the photos format `name` leaves out.
+    func leftOut(_ name: String) -> Int {
+      max(0, count - (formats.first { $0.name == name }?.maximumCount ?? Int.max))
+    }
   }
 
   public func run(_ arguments: ParsedArguments, context: CommandContext) async throws -> Int32 {
@@ -99,12 +144,15 @@ public struct RenderCommand: Command {
     if !force, arguments.value("sheet") == nil,
       let tables = Self.upToDateTables(found.inputs, family: family, arguments, context)
     {
+      // Photos past what the family keeps are left out of its formats (prefixes of
+      // the order found): those left out of every one are past the largest.
+      let leftOut = tables.map(\.leftOut).min() ?? 0
       let summary = Summary(
         family: family, shard: shard, photos: found.inputs.count + found.problems.count,
         rendered: 0,
-        upToDate: found.inputs.count, failed: found.problems, entriesWritten: 0,
+        upToDate: found.inputs.count - leftOut, failed: found.problems, entriesWritten: 0,
         seconds: ProgressReporter.seconds(ContinuousClock.now - start), tables: tables,
-        manifest: manifest.origin)
+        manifest: manifest.origin, leftOut: leftOut)
       summary.print(to: console, json: arguments.flag("json"))
       return found.problems.isEmpty ? ExitCode.success : ExitCode.failure
     }
@@ -131,6 +179,7 @@ public struct RenderCommand: Command {
     // rather than every pipeline a thread per core.
     Vips.concurrency = max(1, ProcessInfo.processInfo.activeProcessorCount / jobs)
     let names = cache.formatNames(family: family)
+    let placement = Placement(found.inputs, formats: names, cache: cache)
     // What each table held, to count what this render evicted.
     let before = Dictionary(
       uniqueKeysWithValues: names.compactMap { name in
@@ -141,18 +190,22 @@ public struct RenderCommand: Command {
       quiet: arguments.flag("quiet") || arguments.flag("json"))
     var failed = found.problems
     var written = 0
-    var rendered: [String] = []
+    var rendered: [RenderInputs.Input] = []
     var skipped = 0
+    var leftOut = 0
     func record(_ input: RenderInputs.Input, _ outcome: Outcome) {
       if let failure = outcome.failure {
         failed.append((input.path, failure))
         progress.finished(input.path, "failed: \(failure)")
+      } else if outcome.leftOut {
+        leftOut += 1
+        progress.finished(input.path, "left out: the family's tables keep fewer photos")
       } else if outcome.skipped {
         skipped += 1
         progress.finished(input.path, "up to date")
       } else {
         written += outcome.written
-        rendered.append(input.entityID)
+        rendered.append(input)
         progress.finished(input.path, "written")
       }
     }
@@ -161,14 +214,30 @@ public struct RenderCommand: Command {
     // end, in the order given, so that its message is its own (and a passing failure,
     // a file still being copied, renders).
     var failedBesideOthers: [RenderInputs.Input] = []
+    // When a table must evict, the photos up to date are looked up first: a lookup
+    // counts as use, so eviction takes older entries (the old versions of changed
+    // photos among them), not photos of this render that nobody looked at yet, which
+    // would be rendered again in turn and evict others.
+    var toRender = found.inputs
+    if !force, placement.mayEvict(cache) {
+      toRender = found.inputs.filter { input in
+        guard Self.isUpToDate(input, formats: placement.formats(for: input), cache: cache) else {
+          return true
+        }
+        record(input, Outcome(skipped: true))
+        return false
+      }
+    }
     await withTaskGroup(of: (RenderInputs.Input, Outcome).self) { group in
-      var pending = Self.largestFirst(found.inputs)[...]
+      var pending = Self.largestFirst(toRender)[...]
       func startNext() {
         guard let input = pending.popFirst() else { return }
         group.addTask {
           (
             input,
-            await Self.render(input, family: family, formats: names, cache: cache, force: force)
+            await Self.render(
+              input, family: family, formats: placement.formats(for: input), cache: cache,
+              force: force)
           )
         }
       }
@@ -192,7 +261,9 @@ public struct RenderCommand: Command {
       }) {
         record(
           input,
-          await Self.render(input, family: family, formats: names, cache: cache, force: force))
+          await Self.render(
+            input, family: family, formats: placement.formats(for: input), cache: cache,
+            force: force))
       }
     }
     // The tables' writer locks go with the cache: let its last fill tasks end first.
@@ -202,14 +273,17 @@ public struct RenderCommand: Command {
     let tables = names.compactMap { name -> TableSummary? in
       guard let table = cache.table(format: name) else { return nil }
       let held = before[name] ?? []
-      let added = rendered.filter { !held.contains($0) }.count
+      let added = rendered.filter {
+        !held.contains($0.entityID) && placement.formats(for: $0).contains(name)
+      }.count
       return TableSummary(
-        format: name, stats: table.stats, evicted: max(0, held.count + added - table.stats.entries))
+        format: name, stats: table.stats, evicted: max(0, held.count + added - table.stats.entries),
+        leftOut: placement.leftOut(name))
     }
     let summary = Summary(
       family: family, shard: shard, photos: found.inputs.count + found.problems.count,
       rendered: rendered.count, upToDate: skipped, failed: failed, entriesWritten: written,
-      seconds: seconds, tables: tables, manifest: manifest.origin)
+      seconds: seconds, tables: tables, manifest: manifest.origin, leftOut: leftOut)
     summary.print(to: console, json: arguments.flag("json"))
     // After the summary: the entries are written whatever becomes of the sheet.
     if let sheet = arguments.value("sheet") {
@@ -244,16 +318,27 @@ public struct RenderCommand: Command {
         arguments, context: Self.silent(context), family: family, readOnly: true)
     else { return nil }
     let names = cache.formatNames(family: family)
+    // A table made with another maximumCount is changed by a writer's open (its
+    // entries kept): not up to date.
+    for name in names
+    where cache.table(format: name)?.stats.capacity != cache.formats[name]?.maximumCount {
+      return nil
+    }
+    let placement = Placement(inputs, formats: names, cache: cache)
     for input in inputs {
       guard let bytes = try? [UInt8](Data(contentsOf: URL(fileURLWithPath: input.path))) else {
         return nil
       }
       let entity = Entity(
         id: input.entityID, sourceVersion: Checksum.hex(bytes), source: .file(input.path))
-      guard names.allSatisfy({ cache.contains(entity, format: $0) }) else { return nil }
+      guard placement.formats(for: input).allSatisfy({ cache.contains(entity, format: $0) }) else {
+        return nil
+      }
     }
     return names.compactMap { name in
-      cache.table(format: name).map { TableSummary(format: name, stats: $0.stats, evicted: 0) }
+      cache.table(format: name).map {
+        TableSummary(format: name, stats: $0.stats, evicted: 0, leftOut: placement.leftOut(name))
+      }
     }
   }
 
@@ -276,7 +361,21 @@ public struct RenderCommand: Command {
     CommandContext(console: Console(out: { _ in }, err: { _ in }), registry: context.registry)
   }
 
-  /// One photo: read once, hashed for its version, skipped if up to date, else filled.
+  /// Whether `input`'s entries in `formats` hold its bytes as they are now (looked up:
+  /// each counts as a use of the entry).
+  static func isUpToDate(_ input: RenderInputs.Input, formats: [String], cache: ImageCache)
+    -> Bool
+  {
+    guard !formats.isEmpty,
+      let bytes = try? [UInt8](Data(contentsOf: URL(fileURLWithPath: input.path)))
+    else { return false }
+    let entity = Entity(
+      id: input.entityID, sourceVersion: Checksum.hex(bytes), source: .file(input.path))
+    return formats.allSatisfy { cache.contains(entity, format: $0) }
+  }
+
+  /// One photo: read once, hashed for its version, skipped if up to date, else filled
+  /// into `formats` (those of the family it fits, see ``Placement``).
   static func render(
     _ input: RenderInputs.Input, family: String, formats: [String], cache: ImageCache, force: Bool
   ) async -> Outcome {
@@ -289,11 +388,14 @@ public struct RenderCommand: Command {
     let entity = Entity(
       id: input.entityID, sourceVersion: Checksum.hex(bytes),
       source: .bytes(bytes, name: input.path))
+    if formats.isEmpty { return Outcome(leftOut: true) }
     if !force, formats.allSatisfy({ cache.contains(entity, format: $0) }) {
       return Outcome(skipped: true)
     }
+    // Only the formats that lack it: the others' entries stay as they are.
+    let missing = force ? formats : formats.filter { !cache.contains(entity, format: $0) }
     do {
-      let written = try await cache.fill(entity, family: family, force: force)
+      let written = try await cache.fill(entity, family: family, only: Set(missing), force: force)
       return Outcome(written: written.count)
     } catch {
       return Outcome(failure: Self.reason(error, path: input.path))
@@ -307,11 +409,13 @@ public struct RenderCommand: Command {
     return text.hasPrefix(path + ": ") ? String(text.dropFirst(path.count + 2)) : text
   }
 
-  /// One table after a render: its size, and the entries this render pushed out.
+  /// One table after a render: its size, the entries this render pushed out, and the
+  /// photos it left out because the table keeps fewer (see ``Placement``).
   struct TableSummary {
     var format: String
     var stats: TableStats
     var evicted: Int
+    var leftOut: Int = 0
   }
 
   struct Summary {
@@ -327,6 +431,8 @@ public struct RenderCommand: Command {
     var tables: [TableSummary]
     /// Where the formats came from, for the eviction warning.
     var manifest: String
+    /// Photos that fit no format of the family (left out of every one).
+    var leftOut = 0
 
     /// Photos rendered per second; nil when none was.
     var rate: Double? { rendered > 0 && seconds > 0 ? Double(rendered) / seconds : nil }
@@ -337,7 +443,8 @@ public struct RenderCommand: Command {
       var lines = [
         "render: family \(family)\(shard.map { ", shard \($0)" } ?? ""): "
           + "\(count(photos, "photo")): \(rendered) rendered, "
-          + "\(upToDate) up to date, \(failed.count) failed; "
+          + "\(upToDate) up to date, \(failed.count) failed"
+          + (leftOut > 0 ? ", \(leftOut) left out" : "") + "; "
           + "\(count(entriesWritten, "entry", "entries")) written, \(time)"
       ]
       lines += failed.map { "  failed: \($0.path): \($0.error)" }
@@ -346,22 +453,36 @@ public struct RenderCommand: Command {
           "  \(table.format): \(count(table.stats.entries, "entry", "entries")) of "
           + "\(table.stats.capacity), \(ByteCountText.describe(table.stats.fileBytes))"
         if table.evicted > 0 { line += ", \(table.evicted) evicted" }
+        if table.leftOut > 0 { line += ", \(table.leftOut) left out" }
         return line
       }
       return lines
     }
 
-    /// One line per format that evicted: the format, the count, and the field to raise.
+    /// One line per format that left photos out, and per format that evicted: the
+    /// format, the counts, the number that fits and the field to raise.
     var warnings: [String] {
       let place =
         manifest == Manifest.builtIn.origin
         ? "a manifest (the built-in one is in use; 'imgtool manifest > imgtool.json' starts one)"
         : manifest
-      return tables.filter { $0.evicted > 0 }.map { table in
-        "imgtool: warning: \(table.format): \(count(table.evicted, "entry", "entries")) "
-          + "evicted: the table keeps at most \(table.stats.capacity); raise maximumCount of "
-          + "format '\(table.format)' (or defaults.maximumCount) in \(place) to keep them all"
+      let field = { (format: String) in
+        "maximumCount of format '\(format)' (or defaults.maximumCount) in \(place)"
       }
+      let leftOut = tables.filter { $0.leftOut > 0 }.map { table in
+        let photos = table.stats.capacity + table.leftOut
+        return "imgtool: warning: \(table.format): \(count(table.leftOut, "photo")) of "
+          + "\(photos) left out: maximumCount is \(table.stats.capacity), so the table keeps "
+          + "the first \(table.stats.capacity) in the order found and the rest are not rendered "
+          + "into it; raise \(field(table.format)) to \(photos) to keep them all (the entries "
+          + "it holds are kept)"
+      }
+      let evicted = tables.filter { $0.evicted > 0 }.map { table in
+        "imgtool: warning: \(table.format): \(count(table.evicted, "entry", "entries")) "
+          + "evicted: the table keeps at most \(table.stats.capacity); raise "
+          + "\(field(table.format)) to keep them all (the entries it holds are kept)"
+      }
+      return leftOut + evicted
     }
 
     var json: JSONValue {
@@ -377,6 +498,7 @@ public struct RenderCommand: Command {
         ),
         ("seconds", .number(seconds)), ("imagesPerSecond", rate.map(JSONValue.number) ?? .null),
         ("evicted", .integer(tables.map(\.evicted).reduce(0, +))),
+        ("leftOut", .integer(tables.map(\.leftOut).reduce(0, +))),
         (
           "tables",
           .array(
@@ -384,7 +506,7 @@ public struct RenderCommand: Command {
               .object([
                 ("format", .string(table.format)), ("entries", .integer(table.stats.entries)),
                 ("capacity", .integer(table.stats.capacity)),
-                ("evicted", .integer(table.evicted)),
+                ("evicted", .integer(table.evicted)), ("leftOut", .integer(table.leftOut)),
                 ("fileBytes", .integer(table.stats.fileBytes)),
               ])
             })

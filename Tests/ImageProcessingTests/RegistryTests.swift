@@ -39,7 +39,10 @@ struct RegistryTests {
     let definition = ProcessorDefinition(name: "fill", summary: "mine") { _ in Invert() }
     #expect(throws: RegistryError.nameTaken("fill")) { try registry.register(definition) }
     try registry.register(definition, replacing: true)
-    #expect(try registry.pipeline("fill").identifier == "invert@1")
+    // The replacement runs; the fingerprint records the registered name and version,
+    // and what the processor's own identifier adds.
+    #expect(try registry.pipeline("fill").identifiers == ["fill@1 + invert@1"])
+    #expect(try registry.pipeline("fill").identifier == "fill@1")
     #expect(throws: RegistryError.invalidName("my-thing")) {
       try registry.register(ProcessorDefinition(name: "my-thing", summary: "") { _ in Invert() })
     }

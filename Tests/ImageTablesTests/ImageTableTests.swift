@@ -137,8 +137,6 @@ struct ImageTableTests {
   @Test(arguments: [
     ("style", makeFormat(style: .bgr32)), ("width", makeFormat(width: 9)),
     ("scale", makeFormat(scale: 2)), ("pipeline", makeFormat(pipeline: "fit")),
-    ("maximumCount", makeFormat(maximumCount: 101)),
-    ("protectionMode", makeFormat(protection: .complete)),
   ])
   func aChangedFormatInvalidatesTheTable(field: String, changed: ImageFormat) throws {
     let folder = try Folder.make()

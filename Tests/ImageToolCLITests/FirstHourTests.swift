@@ -63,35 +63,57 @@ struct FirstHourTests {
   }
 
   @Test func evictionIsCountedPerFormatAndWarnedAbout() async throws {
-    let names = ["astronaut.png", "chelsea.png", "coffee.png", "hubble.jpg", "rocket.jpg"]
-    let (folder, cache) = try copiedPhotos(names)
+    let (folder, cache) = try copiedPhotos(["astronaut.png", "chelsea.png"])
+    let (others, _) = try copiedPhotos(["coffee.png", "hubble.jpg", "rocket.jpg"])
     let manifestPath = try manifest(
       #"{ "name": "tiny", "family": "t", "size": "8x8", "scale": 1, "maximumCount": 2, "pipeline": "fill" }"#,
       in: folder.deletingLastPathComponent())
+    let first = await runTool([
+      "render", "--family", "t", "--manifest", manifestPath, "--cache", cache, "--quiet",
+      folder.path,
+    ])
+    #expect(first.status == 0 && first.err.isEmpty, "\(first.err)")
+    // Three more photos into a table of 2 that is full: the first 2 of them push out
+    // the earlier render's entries; the third is left out, not rendered over them.
     let result = await runTool([
       "render", "--family", "t", "--manifest", manifestPath, "--cache", cache, "--jobs", "1",
-      "--json", folder.path,
+      "--json", others.path,
     ])
     #expect(result.status == 0)
     let summary = try json(result.out)
-    #expect(summary["rendered"] as? Int == 5)
-    #expect(summary["evicted"] as? Int == 3)
+    #expect(summary["rendered"] as? Int == 2)
+    #expect(summary["evicted"] as? Int == 2)
+    #expect(summary["leftOut"] as? Int == 1)
     let tables = try #require(summary["tables"] as? [[String: Any]])
     #expect(tables.first?["entries"] as? Int == 2)
     #expect(tables.first?["capacity"] as? Int == 2)
-    #expect(tables.first?["evicted"] as? Int == 3)
+    #expect(tables.first?["evicted"] as? Int == 2)
+    #expect(tables.first?["leftOut"] as? Int == 1)
     #expect(
       result.err == [
-        "imgtool: warning: tiny: 3 entries evicted: the table keeps at most 2; raise "
+        "imgtool: warning: tiny: 1 photo of 3 left out: maximumCount is 2, so the table keeps "
+          + "the first 2 in the order found and the rest are not rendered into it; raise "
+          + "maximumCount of format 'tiny' (or defaults.maximumCount) in \(manifestPath) to 3 to "
+          + "keep them all (the entries it holds are kept)",
+        "imgtool: warning: tiny: 2 entries evicted: the table keeps at most 2; raise "
           + "maximumCount of format 'tiny' (or defaults.maximumCount) in \(manifestPath) to keep "
-          + "them all"
+          + "them all (the entries it holds are kept)",
       ])
-    // Rendering the same photos again evicts again, and says so again.
+    let table = try ImageTable(existingTableAt: cache + "/tiny.table")
+    #expect(Set(table.entries().map(\.entityID)) == ["coffee.png", "hubble.jpg"])
+    // Rendering the same photos again writes nothing and evicts nothing: still the
+    // first 2, the third still left out.
     let text = await runTool([
-      "render", "--family", "t", "--manifest", manifestPath, "--cache", cache, folder.path,
+      "render", "--family", "t", "--manifest", manifestPath, "--cache", cache, others.path,
     ])
     #expect(
-      text.out.contains { $0.hasPrefix("  tiny: 2 entries of 2, ") && $0.hasSuffix(", 3 evicted") })
+      text.out.first?.hasPrefix(
+        "render: family t: 3 photos: 0 rendered, 2 up to date, 0 failed, 1 left out; "
+          + "0 entries written") == true, "\(text.out)")
+    #expect(
+      text.out.contains { $0.hasPrefix("  tiny: 2 entries of 2, ") && $0.hasSuffix(", 1 left out") }
+    )
+    #expect(text.err.count == 1 && text.err.first?.contains("1 photo of 3 left out") == true)
   }
 
   @Test func withTheBuiltInManifestTheWarningSaysHowToStartOne() {
@@ -107,7 +129,7 @@ struct FirstHourTests {
         "imgtool: warning: avatar.small: 1016 entries evicted: the table keeps at most 1000; "
           + "raise maximumCount of format 'avatar.small' (or defaults.maximumCount) in a manifest "
           + "(the built-in one is in use; 'imgtool manifest > imgtool.json' starts one) to keep "
-          + "them all"
+          + "them all (the entries it holds are kept)"
       ])
     #expect(summary.lines.last == "  avatar.small: 1000 entries of 1000, 3.9 MiB, 1016 evicted")
   }
