@@ -99,6 +99,48 @@ struct SwiftPluginTests {
     }
     #expect(registry.definition(named: "invert")?.summary == "The app's own.")
   }
+
+  /// A Swift library built without the two entry points (the engine imgtool loads):
+  /// the host's typed error, naming the symbol.
+  @Test func aSwiftLibraryWithoutTheEntryPointsSaysSo() throws {
+    let engine = URL(fileURLWithPath: Self.invertPath).deletingLastPathComponent()
+      .appendingPathComponent("libImageToolEngine.so").path
+    #expect(
+      throws: PluginError.missingEntryPoint(path: engine, symbol: "imagetool_plugin_abi_version")
+    ) {
+      try PluginLoader.load(path: engine, into: ProcessorRegistry())
+    }
+  }
+
+  /// The plugin cut short (a copy that stopped part way): it cannot be loaded, and
+  /// nothing is registered.
+  @Test func aDamagedCopyCannotBeLoaded() throws {
+    let path = try Photos.temporaryFolder().appendingPathComponent("libInvertCut.so").path
+    let bytes = try Data(contentsOf: URL(fileURLWithPath: Self.invertPath))
+    try bytes.prefix(4096).write(to: URL(fileURLWithPath: path))
+    let registry = ProcessorRegistry.withBuiltIns()
+    do {
+      try PluginLoader.load(path: path, into: registry)
+      Issue.record("a cut copy loaded")
+    } catch {
+      guard case .notLoadable(let failedPath, _) = error else {
+        Issue.record("\(error)")
+        return
+      }
+      #expect(failedPath == path)
+      // Said before dlopen maps it: mapped, the missing pages would kill the process
+      // with SIGBUS.
+      let head =
+        "plugin \(path): cannot be loaded as a shared library: the file is cut short "
+        + "(4096 bytes, a segment it loads ends at byte "
+      let tail = "); was it copied or built completely?"
+      let text = error.description
+      #expect(text.hasPrefix(head) && text.hasSuffix(tail), "\(text)")
+      let end = UInt64(text.dropFirst(head.count).dropLast(tail.count))
+      #expect(end.map { $0 > 4096 && $0 <= UInt64(bytes.count) } == true, "\(text)")
+    }
+    #expect(registry.definition(named: "invert") == nil)
+  }
 }
 
 /// A processor that returns its input.
