@@ -39,7 +39,13 @@ import ImageToolPluginABI
 /// `Vips`...), so no Swift value crosses between it and `imgtool`: arguments cross as
 /// text, images as libvips `VipsImage *` (libvips itself is one shared library in the
 /// process), and each side wraps them in its own types. A processor's errors reach
-/// `imgtool` as their descriptions.
+/// `imgtool` as their descriptions. The ``ProcessingContext`` a processor gets has
+/// what the interface carries (format, family, size, scale, style, entity,
+/// background); its `memo` and `geometry` are nil.
+///
+/// The plugin's Swift code is its own copy; the C functions of `CVipsShim` it calls
+/// resolve to `imgtool`'s copy, which is loaded first and globally. Build a plugin
+/// from the same ImageTool as the `imgtool` that loads it.
 public struct ProcessorPlugin: Sendable {
   /// The interface version a Swift plugin declares: the first, which every `imgtool`
   /// loads.
@@ -50,6 +56,7 @@ public struct ProcessorPlugin: Sendable {
   /// The processors, in the order they register.
   public let definitions: [ProcessorDefinition]
 
+  /// A plugin of these definitions; at most ``capacity`` of them, with distinct names.
   public init(_ definitions: [ProcessorDefinition]) {
     self.definitions = definitions
   }
