@@ -10,6 +10,8 @@ import ImageTables
 /// edited in place is a miss until it is rendered again.
 ///
 /// ```swift
+/// import ImageCaching
+///
 /// // imgtool render --family photo Photos
 /// let entity = try RenderedEntity.entity(file: "Photos/trips/rome.jpg", relativeTo: "Photos")
 /// // entity.id == "trips/rome.jpg"
