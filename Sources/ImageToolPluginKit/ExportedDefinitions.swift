@@ -12,12 +12,13 @@ final class ExportedDefinitions: @unchecked Sendable {
   private var definitions: [ProcessorDefinition] = []
 
   /// The slot of `definition`: the one its name has already (registering the plugin
-  /// into a second registry reuses it), else a new one; nil when all are taken.
+  /// into a second registry reuses it, and a second definition of the name, which the
+  /// host refuses, never takes the first one's place), else a new one; nil when all
+  /// are taken.
   func slot(for definition: ProcessorDefinition) -> Int? {
     lock.lock()
     defer { lock.unlock() }
     if let known = definitions.firstIndex(where: { $0.name == definition.name }) {
-      definitions[known] = definition
       return known
     }
     guard definitions.count < CreateTrampolines.count else { return nil }
