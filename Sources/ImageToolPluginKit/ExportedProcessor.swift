@@ -48,8 +48,8 @@ final class ExportedProcessor: Sendable {
         return 1
       }
       let exported = Unmanaged<ExportedProcessor>.fromOpaque(state).takeUnretainedValue()
-      let processingContext = HostContext.processingContext(context.pointee)
       do {
+        let processingContext = try HostContext.processingContext(context.pointee)
         // The host's image, seen through this library's own Vips types; the result
         // goes back as a C image with a reference the host takes.
         let image = VipsImage(borrowing: input, source: processingContext.entityID)
