@@ -14,12 +14,17 @@ let package = Package(
     .library(name: "ImageCaching", targets: ["ImageCaching"]),
     .library(name: "CacheSharding", targets: ["CacheSharding"]),
     .library(name: "PhotoModels", targets: ["PhotoModels"]),
+    .library(name: "ImageToolManifest", targets: ["ImageToolManifest"]),
     .library(name: "ImageToolCLI", targets: ["ImageToolCLI"]),
     // The plugin interface alone (a C header), for plugins built as packages of their own
     // (Examples/FaceCrop).
     .library(name: "ImageToolPluginABI", targets: ["ImageToolPluginABI"]),
+    // Swift processors as a plugin: a dynamic library product of a target that uses it.
+    .library(name: "ImageToolPluginKit", targets: ["ImageToolPluginKit"]),
     // An example processor plugin, loaded with `imgtool --plugin` (Examples/CustomProcessor).
     .library(name: "SepiaPlugin", type: .dynamic, targets: ["SepiaPlugin"]),
+    // The same as a Swift processor, through ImageToolPluginKit (Examples/CustomProcessor).
+    .library(name: "InvertPlugin", type: .dynamic, targets: ["InvertPlugin"]),
     .plugin(name: "render-images", targets: ["RenderImages"]),
   ],
   targets: [
@@ -45,19 +50,28 @@ let package = Package(
     .target(name: "ImageCaching", dependencies: ["Vips", "ImageTables", "ImageProcessing"]),
     .target(
       name: "PhotoModels", dependencies: ["Vips", "ImageTables", "ImageProcessing", "ImageCaching"]),
+    .target(name: "ImageToolManifest", dependencies: ["ImageTables", "ImageProcessing"]),
+    .target(
+      name: "ImageToolPluginKit",
+      dependencies: ["ImageProcessing", "ImageTables", "ImageToolPluginABI", "Vips"]),
     .target(
       name: "ImageToolCLI",
       dependencies: [
         "Vips", "ImageTables", "ImageProcessing", "ImageCaching", "PhotoModels", "CacheSharding",
-        "ImageToolVersion",
+        "ImageToolVersion", "ImageToolManifest",
       ]),
     .target(name: "ImageToolEngine", dependencies: ["ImageToolCLI", "ImageProcessing"]),
     .target(
       name: "SepiaPlugin", dependencies: ["CVips", "CVipsShim", "ImageToolPluginABI"],
       path: "Examples/CustomProcessor/SepiaPlugin"),
+    .target(
+      name: "InvertPlugin", dependencies: ["ImageProcessing", "ImageToolPluginKit", "Vips"],
+      path: "Examples/CustomProcessor/InvertPlugin"),
     .executableTarget(
       name: "Gallery",
-      dependencies: ["ImageCaching", "ImageTables", "ImageToolCLI", "PhotoModels"],
+      dependencies: [
+        "ImageCaching", "ImageTables", "ImageToolCLI", "ImageToolManifest", "PhotoModels",
+      ],
       path: "Examples/Gallery"),
     .executableTarget(name: "imgtool", dependencies: ["ImageToolVersion"]),
     // Whether two caches hold the same entries, byte for byte (Examples/Distributed).
@@ -97,7 +111,7 @@ let package = Package(
       name: "ImageToolCLITests",
       dependencies: [
         "ImageToolCLI", "ImageTables", "PhotoModels", "Vips", "imgtool", "Gallery", "TestFixtures",
-        "CacheSharding", "compare-caches",
+        "CacheSharding", "compare-caches", "ImageToolManifest", "ImageCaching",
       ]),
   ],
   swiftLanguageModes: [.v6]

@@ -10,7 +10,10 @@
 import Foundation
 import ImageCaching
 import ImageTables
+// The frame drawing (BrowserFrame, CacheThumbnails) is imgtool's `browse`; the formats
+// come from the manifest module alone.
 import ImageToolCLI
+import ImageToolManifest
 import PhotoModels
 
 let arguments = CommandLine.arguments.dropFirst()

@@ -29,7 +29,7 @@ let package = Package(
         .product(name: "ImageTables", package: imageTool),
         .product(name: "ImageCaching", package: imageTool),
         .product(name: "PhotoModels", package: imageTool),
-        .product(name: "ImageToolCLI", package: imageTool),
+        .product(name: "ImageToolManifest", package: imageTool),
       ]),
     .testTarget(
       name: "PhotoViewerTests",
@@ -38,7 +38,7 @@ let package = Package(
         .product(name: "ImageTables", package: imageTool),
         .product(name: "ImageCaching", package: imageTool),
         .product(name: "PhotoModels", package: imageTool),
-        .product(name: "ImageToolCLI", package: imageTool),
+        .product(name: "ImageToolManifest", package: imageTool),
       ]),
   ],
   swiftLanguageModes: [.v6]

@@ -25,6 +25,14 @@ struct RenderImages: CommandPlugin {
       }
     }
     guard let imgtool else { throw RenderImagesError.noExecutable }
+    for (product, configuration) in Self.pluginProducts(context: context, arguments: arguments) {
+      let result = try packageManager.build(
+        .product(product), parameters: .init(configuration: configuration, logging: .concise))
+      guard result.succeeded else {
+        print(result.logText)
+        throw RenderImagesError.buildFailed(product: product)
+      }
+    }
     let process = Process()
     process.executableURL = imgtool
     process.arguments = ["render"] + arguments
@@ -34,6 +42,37 @@ struct RenderImages: CommandPlugin {
     if process.terminationStatus != 0 {
       Diagnostics.error("imgtool render exited with status \(process.terminationStatus)")
       throw RenderImagesError.failed(status: process.terminationStatus)
+    }
+  }
+}
+
+extension RenderImages {
+  /// The package's dynamic library products that the manifest's `"plugins"` name, as
+  /// `.build/<configuration>/lib<Product>.so`, with the configuration the path names
+  /// (release unless it says debug): a plugin of the package is built before it is loaded.
+  static func pluginProducts(context: PluginContext, arguments: [String])
+    -> [(String, PackageManager.BuildConfiguration)]
+  {
+    let folder = context.package.directoryURL
+    let manifest =
+      arguments.firstIndex(of: "--manifest").flatMap { index in
+        arguments.indices.contains(index + 1) ? arguments[index + 1] : nil
+      }.map { $0.hasPrefix("/") ? URL(fileURLWithPath: $0) : folder.appendingPathComponent($0) }
+      ?? folder.appendingPathComponent("imgtool.json")
+    guard let data = try? Data(contentsOf: manifest),
+      let json = try? JSONSerialization.jsonObject(with: data) as? [String: Any],
+      let plugins = json["plugins"] as? [String]
+    else { return [] }
+    let dynamic = Set(
+      context.package.products.compactMap { product in
+        (product as? LibraryProduct).flatMap { $0.kind == .dynamic ? $0.name : nil }
+      })
+    return plugins.compactMap { path in
+      let file = (path as NSString).lastPathComponent
+      guard file.hasPrefix("lib"), file.hasSuffix(".so") else { return nil }
+      let name = String(file.dropFirst(3).dropLast(3))
+      guard dynamic.contains(name) else { return nil }
+      return (name, path.contains("/debug/") ? .debug : .release)
     }
   }
 }

@@ -49,6 +49,9 @@ public enum PluginLoader {
   {
     // A path with a slash, so dlopen does not search the library path for a bare name.
     let resolved = path.contains("/") ? path : "./" + path
+    if let problem = PluginFileCheck.problem(path: resolved) {
+      throw .notLoadable(path: path, message: problem)
+    }
     guard let library = dlopen(resolved, RTLD_NOW | RTLD_LOCAL) else {
       throw .notLoadable(
         path: path, message: dlerror().map { String(cString: $0) } ?? "unknown error")

@@ -1,4 +1,5 @@
 import Foundation
+import ImageToolManifest
 
 /// `imgtool bench tables`: benchmarks that print figures and ratios against the
 /// alternatives, run side by side in one process.

@@ -1,6 +1,7 @@
 import Foundation
 import ImageCaching
 import ImageTables
+import ImageToolManifest
 
 /// The options every command that reads or writes a cache takes, and how they
 /// resolve: `--cache DIR` (else the manifest's, else `.imgtool-cache` here) and

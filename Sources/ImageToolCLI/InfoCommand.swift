@@ -1,4 +1,5 @@
 import Foundation
+import ImageToolManifest
 import Vips
 
 /// `imgtool info FILE...`: what each image's header says, after checking it decodes.

@@ -1,5 +1,6 @@
 import Foundation
 import ImageTables
+import ImageToolManifest
 
 /// `imgtool inspect CACHE_DIR`: the tables of a cache, their sizes and their entries.
 public struct InspectCommand: Command {

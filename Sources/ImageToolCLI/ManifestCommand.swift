@@ -1,3 +1,5 @@
+import ImageToolManifest
+
 /// `imgtool manifest`: the formats in effect, as an imgtool.json to start from.
 public struct ManifestCommand: Command {
   public init() {}

@@ -1,5 +1,6 @@
 import CacheSharding
 import Foundation
+import ImageToolManifest
 
 /// `imgtool merge --cache OUT CACHE...`: the caches of a sharded render, joined.
 public struct MergeCommand: Command {

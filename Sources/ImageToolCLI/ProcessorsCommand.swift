@@ -1,4 +1,5 @@
 import ImageProcessing
+import ImageToolManifest
 
 /// `imgtool processors`: every processor a pipeline can name, plugins included.
 public struct ProcessorsCommand: Command {

@@ -2,6 +2,7 @@ import CacheSharding
 import Foundation
 import ImageCaching
 import ImageTables
+import ImageToolManifest
 import Vips
 
 /// `imgtool render --family NAME PATH...`: every photo into every format of a family.
@@ -330,7 +331,8 @@ public struct RenderCommand: Command {
         return nil
       }
       let entity = Entity(
-        id: input.entityID, sourceVersion: Checksum.hex(bytes), source: .file(input.path))
+        id: input.entityID, sourceVersion: RenderedEntity.sourceVersion(of: bytes),
+        source: .file(input.path))
       guard placement.formats(for: input).allSatisfy({ cache.contains(entity, format: $0) }) else {
         return nil
       }
@@ -370,7 +372,8 @@ public struct RenderCommand: Command {
       let bytes = try? [UInt8](Data(contentsOf: URL(fileURLWithPath: input.path)))
     else { return false }
     let entity = Entity(
-      id: input.entityID, sourceVersion: Checksum.hex(bytes), source: .file(input.path))
+      id: input.entityID, sourceVersion: RenderedEntity.sourceVersion(of: bytes),
+      source: .file(input.path))
     return formats.allSatisfy { cache.contains(entity, format: $0) }
   }
 
@@ -385,9 +388,7 @@ public struct RenderCommand: Command {
     } catch {
       return Outcome(failure: "cannot read the file: \(error.localizedDescription)")
     }
-    let entity = Entity(
-      id: input.entityID, sourceVersion: Checksum.hex(bytes),
-      source: .bytes(bytes, name: input.path))
+    let entity = RenderedEntity.entity(bytes: bytes, file: input.path, id: input.entityID)
     if formats.isEmpty { return Outcome(leftOut: true) }
     if !force, formats.allSatisfy({ cache.contains(entity, format: $0) }) {
       return Outcome(skipped: true)

@@ -1,5 +1,6 @@
 import CacheSharding
 import Foundation
+import ImageCaching
 import Vips
 
 /// The photos a render works on, found in the files and folders given: each with its
@@ -51,7 +52,7 @@ struct RenderInputs {
         found = Self.walk(path)
         if found.isEmpty { emptyFolders.append(path) }
       } else {
-        found = [Input(path: path, entityID: (path as NSString).lastPathComponent)]
+        found = [Input(path: path, entityID: RenderedEntity.id(file: path, relativeTo: nil)!)]
       }
       for input in found where shard?.contains(input.entityID) ?? true {
         if let first = seen[input.entityID] {
@@ -87,10 +88,11 @@ struct RenderInputs {
     where isImageExtension(url.pathExtension)
       && (try? url.resourceValues(forKeys: [.isRegularFileKey]).isRegularFile) == true
     {
-      let full = url.standardizedFileURL.path
-      let relative = String(full.dropFirst(base.path.count)).drop { $0 == "/" }
+      guard let relative = RenderedEntity.id(file: url.path, relativeTo: base.path) else {
+        continue
+      }
       let display = folder.hasSuffix("/") ? folder + relative : folder + "/" + relative
-      found.append(Input(path: display, entityID: String(relative)))
+      found.append(Input(path: display, entityID: relative))
     }
     return found.sorted { $0.entityID < $1.entityID }
   }

@@ -1,5 +1,6 @@
 import Foundation
 import ImageTables
+import ImageToolManifest
 
 /// `imgtool verify CACHE_DIR`: checks every entry of every table.
 public struct VerifyCommand: Command {

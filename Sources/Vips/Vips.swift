@@ -14,7 +14,12 @@ import Synchronization
 /// ```
 public enum Vips {
   private static let startResult: Result<Void, VipsError> = {
-    guard ModuleLoading.startWithoutModules({ cvips_init("imgtool") }) == 0 else {
+    // Started already by another copy of this module in the process (a Swift processor
+    // plugin has one, see ImageToolPluginKit): its settings (a render's concurrency)
+    // and its warning log stay as that copy made them. libvips started by other code
+    // gets the settings below.
+    if let argv0 = vips_get_argv0(), String(cString: argv0) == argv0Name { return .success(()) }
+    guard ModuleLoading.startWithoutModules({ cvips_init(argv0Name) }) == 0 else {
       return .failure(.startFailed(message: takeErrorMessage()))
     }
     // Untrusted loaders (matload, ppmload, svgload, pdfload, ...) parse formats
@@ -28,6 +33,10 @@ public enum Vips {
     WarningLog.install()
     return .success(())
   }()
+
+  /// The program name this module starts libvips with, by which a second copy of the
+  /// module in the process knows that the first started it.
+  static let argv0Name = "imgtool"
 
   /// Whether libvips's vector path (liborc, which compiles code at run time) is on.
   /// Off unless `IMGTOOL_VIPS_VECTOR=1` is set: 1 `swift test` run in 16 died with a

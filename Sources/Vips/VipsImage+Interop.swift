@@ -25,11 +25,32 @@ extension VipsImage {
     return adoptingDerivedImage(image)
   }
 
+  /// Wraps a C `VipsImage *` that C code lends (a host's input to a plugin): adds a
+  /// reference of its own, so the lender keeps its one. Whatever keeps the lender's
+  /// pixels alive stays the lender's to keep while this image lives.
+  ///
+  /// - Parameter source: how errors name the image, for example the entity it draws.
+  public convenience init(borrowing image: UnsafeMutableRawPointer, source: String? = nil) {
+    g_object_ref(image)
+    self.init(
+      taking: image.assumingMemoryBound(to: CVips.VipsImage.self), source: source, anchors: [])
+  }
+
   /// This image's C `VipsImage *` with one new reference, which the caller (C code)
   /// takes over and must release. Whatever keeps its pixels alive on the Swift side
-  /// (memory it was read from) stays alive only as long as this `VipsImage` does.
+  /// (memory it was read from) is tied to the C image, so it stays alive as long as
+  /// that reference (or any image libvips makes from it) does, after this `VipsImage`
+  /// is gone and in a process that knows nothing of it.
   public func retainedVipsImagePointer() -> UnsafeMutableRawPointer {
     withExtendedLifetime(self) {
+      if !anchors.isEmpty {
+        // Freed with the C image: the anchors are memory, they never point back at it.
+        let box = Unmanaged.passRetained(AnchorBox(anchors)).toOpaque()
+        g_object_set_data_full(
+          UnsafeMutableRawPointer(pointer).assumingMemoryBound(to: GObject.self),
+          "imagetool-swift-anchors", box
+        ) { box in box.map { Unmanaged<AnchorBox>.fromOpaque($0).release() } }
+      }
       g_object_ref(pointer)
       return UnsafeMutableRawPointer(pointer)
     }
@@ -54,4 +75,10 @@ extension VipsImage {
       cvips_recomb(input, out, matrixImage.pointer)
     }
   }
+}
+
+/// The Swift memory a C image reads, held by the C image itself.
+private final class AnchorBox {
+  let anchors: [AnyObject]
+  init(_ anchors: [AnyObject]) { self.anchors = anchors }
 }

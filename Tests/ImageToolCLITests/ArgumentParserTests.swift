@@ -1,3 +1,4 @@
+import ImageToolManifest
 import Testing
 
 @testable import ImageToolCLI

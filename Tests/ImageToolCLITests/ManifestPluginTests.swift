@@ -1,4 +1,5 @@
 import Foundation
+import ImageToolManifest
 import Testing
 import Vips
 

@@ -1,7 +1,7 @@
 import Foundation
 import ImageCaching
 import ImageTables
-import ImageToolCLI
+import ImageToolManifest
 import PhotoModels
 
 /// The viewer without its window: a photo browser over a rendered family's largest
@@ -20,7 +20,7 @@ final class ViewerModel: PhotoScrubberDelegate {
   let browser: PhotoBrowser
   let scrubber: PhotoScrubber
   /// The scrubber holds its data source weakly; this keeps it.
-  private let thumbnails: CacheThumbnails
+  private let thumbnails: ViewerThumbnails
   /// Called when what the window shows changed: the photo, the title or the selection.
   var didChange: () -> Void = {}
   private var listener: Task<Void, Never>?
@@ -57,7 +57,7 @@ final class ViewerModel: PhotoScrubberDelegate {
       CachedPhoto(cache: cache, entity: $0, format: screen.name, caption: $0.id)
     }
     browser = PhotoBrowser(photos: photos)
-    thumbnails = CacheThumbnails(cache: cache, entities: entities, format: thumb.name)
+    thumbnails = ViewerThumbnails(cache: cache, entities: entities, format: thumb.name)
     scrubber = PhotoScrubber(dataSource: thumbnails)
     scrubber.delegate = self
     scrubber.reloadData()

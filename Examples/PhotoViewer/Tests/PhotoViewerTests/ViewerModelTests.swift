@@ -1,6 +1,6 @@
 import Foundation
 import ImageCaching
-import ImageToolCLI
+import ImageToolManifest
 import PhotoModels
 import Testing
 

@@ -5,6 +5,25 @@ import ImageTables
 /// `imgtool.json`: the formats a project renders, their defaults, and where the
 /// cache lives. With none, ``builtIn`` serves.
 ///
+/// `imgtool` reads it through this module, and so can an app that reads (or fills)
+/// the same cache, without the command line:
+///
+/// ```swift
+/// import ImageCaching
+/// import ImageProcessing
+/// import ImageToolManifest
+///
+/// let manifest = try Manifest.load(path: "imgtool.json")
+/// let registry = ProcessorRegistry.withBuiltIns()
+/// try manifest.loadPlugins(into: registry)
+/// let cache = try ImageCache(configuration: .init(
+///   directory: manifest.cacheDirectory(override: nil),
+///   formats: manifest.formats(family: manifest.families[0]),
+///   device: manifest.device, background: manifest.background, registry: registry))
+/// ```
+///
+/// The file:
+///
 /// ```json
 /// {
 ///   "cache": ".imgtool-cache",
@@ -21,8 +40,11 @@ import ImageTables
 public struct Manifest: Sendable {
   /// Where the cache lives, relative to the manifest's folder; nil for the default.
   public var cache: String?
+  /// The device class whose formats a cache keeps (`"device"`, `server` by default).
   public var device: DeviceClass
+  /// What transparency is flattened onto for opaque styles (`"background"`).
   public var background: RGBA
+  /// Every format, in the order the file lists them, defaults applied.
   public var formats: [ImageFormat]
   /// Processor plugins the formats need, as the manifest writes them (relative paths
   /// start from its folder): loaded before its pipelines are built.
@@ -100,6 +122,7 @@ public struct Manifest: Sendable {
   /// The formats of `family`.
   public func formats(family: String) -> [ImageFormat] { formats.filter { $0.family == family } }
 
+  /// The families of ``formats``, each once, in the order they first appear.
   public var families: [String] {
     formats.reduce(into: [String]()) { if !$0.contains($1.family) { $0.append($1.family) } }
   }
