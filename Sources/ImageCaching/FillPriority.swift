@@ -6,7 +6,7 @@
 ///
 /// ```swift
 /// let visible = try await cache.image(for: ada, format: "avatar.small", priority: .high)
-/// cache.prefetch(nextPage, family: "avatar")  // .low
+/// cache.prefetch(friends, family: "avatar")  // .low, after what is on screen
 /// ```
 public enum FillPriority: Int, Sendable, Comparable, CaseIterable {
   case veryLow, low, normal, high, veryHigh
