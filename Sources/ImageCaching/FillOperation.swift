@@ -1,5 +1,4 @@
 import Foundation
-import ImageTables
 import Synchronization
 
 /// One fill of an entity for some formats of a family, and everyone waiting for it.
@@ -11,18 +10,15 @@ final class FillOperation: @unchecked Sendable {
     var formats: [String]
   }
 
-  /// One request waiting for the fill, and the formats whose bitmaps it wants back
-  /// (a prefetch wants none, so that nothing it fills stays pinned for it).
-  struct Waiter {
-    var continuation: CheckedContinuation<[String: Bitmap], any Error>
-    var wants: Set<String>
-  }
-
   let key: Key
   var task: Task<Void, Never>?
   /// Set when its waiters have their result; its task may still be returning.
   var finished = false
-  var waiters: [UUID: Waiter] = [:]
+  /// The requests waiting for it. They are told only that it ended (or how it failed),
+  /// and look up the entries they want once they run: a `Bitmap` handed to a waiter
+  /// that has not run yet would pin its slot for as long as the waiter waits for a
+  /// thread, and enough of them leave a table no slot to evict.
+  var waiters: [UUID: CheckedContinuation<Void, any Error>] = [:]
   /// The highest priority any of its requests asked for.
   var priority: FillPriority
   /// Its place in the workers' queue, once it is there.

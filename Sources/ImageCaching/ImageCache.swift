@@ -149,7 +149,9 @@ public final class ImageCache: Sendable {
     try await fill(entity, family: family, only: only, force: force, priority: priority, wants: nil)
   }
 
-  /// A fill whose result holds the bitmaps of `wants` only (nil: all of its formats).
+  /// A fill, and then the entries of `wants` (nil: all of its formats), looked up once
+  /// this request runs. An entry evicted before that (the request waited for a thread
+  /// while the table took newer ones) is filled again, up to three times.
   private func fill(
     _ entity: Entity, family: String, only: Set<String>?, force: Bool, priority: FillPriority,
     wants: Set<String>?
@@ -163,22 +165,36 @@ public final class ImageCache: Sendable {
       names = names.filter(only.contains)
     }
     let wanted = wants.map { Set(names).intersection($0) } ?? Set(names)
-    if !force, names.allSatisfy({ contains(entity, format: $0) }) {
+    func lookUp() -> [String: Bitmap]? {
       let hits = wanted.compactMap { name in
         cachedImage(for: entity, format: name).map { (name, $0) }
       }
-      if hits.count == wanted.count { return Dictionary(uniqueKeysWithValues: hits) }
+      return hits.count == wanted.count ? Dictionary(uniqueKeysWithValues: hits) : nil
     }
     let key = FillOperation.Key(
       entityID: entity.id, sourceVersion: entity.sourceVersion, formats: names)
+    var forcing = force
+    for _ in 0..<3 {
+      if !forcing, names.allSatisfy({ contains(entity, format: $0) }), let hits = lookUp() {
+        return hits
+      }
+      try await waitForFill(key: key, entity: entity, priority: priority)
+      forcing = false
+      if let entries = lookUp() { return entries }
+    }
+    throw .cancelled(entityID: entity.id)
+  }
+
+  /// Joins the fill of `key` (starting it if none runs) and returns when it has ended.
+  private func waitForFill(key: FillOperation.Key, entity: Entity, priority: FillPriority)
+    async throws(CacheError)
+  {
     let waiter = UUID()
     do {
-      return try await withTaskCancellationHandler {
+      try await withTaskCancellationHandler {
         try await withCheckedThrowingContinuation { continuation in
           join(
-            key: key,
-            waiter: FillOperation.Waiter(continuation: continuation, wants: wanted), id: waiter,
-            priority: priority, entity: entity, force: force)
+            key: key, waiter: continuation, id: waiter, priority: priority, entity: entity)
         }
       } onCancel: {
         leave(key: key, waiter: waiter, entityID: entity.id)
@@ -230,7 +246,8 @@ public final class ImageCache: Sendable {
   /// format's pipeline, its rasterising or a write), removing what it wrote.
   public func cancel(_ entity: Entity, family: String) {
     let names = formatNames(family: family)
-    let cancelled = state.withLock { state -> [(FillOperation, [FillOperation.Waiter])] in
+    let cancelled = state.withLock {
+      state -> [(FillOperation, [CheckedContinuation<Void, any Error>])] in
       let keys = state.operations.keys.filter {
         $0.entityID == entity.id && $0.sourceVersion == entity.sourceVersion
           && Set($0.formats).isSubset(of: names)
@@ -243,9 +260,7 @@ public final class ImageCache: Sendable {
     }
     for (operation, waiters) in cancelled {
       operation.task?.cancel()
-      for waiter in waiters {
-        waiter.continuation.resume(throwing: CacheError.cancelled(entityID: entity.id))
-      }
+      for waiter in waiters { waiter.resume(throwing: CacheError.cancelled(entityID: entity.id)) }
     }
   }
 
@@ -296,7 +311,8 @@ public final class ImageCache: Sendable {
   /// ```
   public func close() {
     let directory = configuration.directory.path
-    let operations = state.withLock { state -> [(FillOperation, [FillOperation.Waiter])] in
+    let operations = state.withLock {
+      state -> [(FillOperation, [CheckedContinuation<Void, any Error>])] in
       guard !state.closed else { return [] }
       state.closed = true
       defer { state.operations.removeAll() }
@@ -307,9 +323,7 @@ public final class ImageCache: Sendable {
     }
     for (operation, waiters) in operations {
       operation.task?.cancel()
-      for waiter in waiters {
-        waiter.continuation.resume(throwing: CacheError.closed(directory: directory))
-      }
+      for waiter in waiters { waiter.resume(throwing: CacheError.closed(directory: directory)) }
     }
     for table in tables.values { table.close() }
     workers.stop()
@@ -318,8 +332,8 @@ public final class ImageCache: Sendable {
   // MARK: Operations
 
   private func join(
-    key: FillOperation.Key, waiter: FillOperation.Waiter, id: UUID, priority: FillPriority,
-    entity: Entity, force: Bool
+    key: FillOperation.Key, waiter: CheckedContinuation<Void, any Error>, id: UUID,
+    priority: FillPriority, entity: Entity
   ) {
     let refusal = state.withLock { state -> CacheError? in
       if state.cancelledWaiters.remove(id) != nil { return .cancelled(entityID: entity.id) }
@@ -342,21 +356,21 @@ public final class ImageCache: Sendable {
       state.started[ObjectIdentifier(operation)] = operation
       return nil
     }
-    if let refusal { waiter.continuation.resume(throwing: refusal) }
+    if let refusal { waiter.resume(throwing: refusal) }
   }
 
   private func leave(key: FillOperation.Key, waiter: UUID, entityID: String) {
     let (continuation, abandoned) = state.withLock {
-      state -> (CheckedContinuation<[String: Bitmap], any Error>?, FillOperation?) in
+      state -> (CheckedContinuation<Void, any Error>?, FillOperation?) in
       guard let operation = state.operations[key],
-        let removed = operation.waiters.removeValue(forKey: waiter)
+        let continuation = operation.waiters.removeValue(forKey: waiter)
       else {
         state.cancelledWaiters.insert(waiter)
         return (nil, nil)
       }
-      guard operation.waiters.isEmpty else { return (removed.continuation, nil) }
+      guard operation.waiters.isEmpty else { return (continuation, nil) }
       state.operations[key] = nil
-      return (removed.continuation, operation)
+      return (continuation, operation)
     }
     continuation?.resume(throwing: CacheError.cancelled(entityID: entityID))
     abandoned?.task?.cancel()  // no one else waits: stop the load
@@ -371,9 +385,11 @@ public final class ImageCache: Sendable {
         let source = try await load(entity, for: operation)
         await withCheckedContinuation { (done: CheckedContinuation<Void, Never>) in
           let work: @Sendable () -> Void = {
-            let result: Result<[String: Bitmap], CacheError>
+            // The written entries' bitmaps go at the end of this closure, on this
+            // thread: waiters look up what they want when they run.
+            let result: Result<Int, CacheError>
             do throws(CacheError) {
-              result = .success(try self.draw(entity, source: source, for: operation))
+              result = .success(try self.draw(entity, source: source, for: operation).count)
             } catch {
               result = .failure(error)
             }
@@ -400,26 +416,20 @@ public final class ImageCache: Sendable {
     state.withLock { $0.afterAnswering }?()
   }
 
-  /// Gives every waiter its result: the bitmaps it asked for. The others are let go
-  /// here, on the worker's thread, so that they pin nothing.
-  private func answer(
-    _ operation: FillOperation, with result: Result<[String: Bitmap], CacheError>
-  ) {
-    let waiters = state.withLock { state -> [FillOperation.Waiter] in
+  /// Tells every waiter the fill ended (with the count of entries written) or failed.
+  private func answer(_ operation: FillOperation, with result: Result<Int, CacheError>) {
+    let waiters = state.withLock { state -> [CheckedContinuation<Void, any Error>] in
       if state.operations[operation.key] === operation { state.operations[operation.key] = nil }
       operation.finished = true
       switch result {
-      case .success(let written): state.statistics.entriesWritten += written.count
+      case .success(let written): state.statistics.entriesWritten += written
       case .failure: state.statistics.failures += 1
       }
       defer { operation.waiters.removeAll() }
       return Array(operation.waiters.values)
     }
     for waiter in waiters {
-      waiter.continuation.resume(
-        with: result.map { $0.filter { waiter.wants.contains($0.key) } }.mapError {
-          $0 as any Error
-        })
+      waiter.resume(with: result.map { _ in () }.mapError { $0 as any Error })
     }
   }
 
