@@ -241,6 +241,9 @@ public final class ImageTable: @unchecked Sendable {
   ///
   /// `width` and `height` are the size drawn, at most the format's pixel size (a small
   /// image may be stored smaller than the slot). If `draw` throws, nothing is stored.
+  /// When every slot is pinned by a live ``Bitmap`` or being written, the calling
+  /// thread waits for one, up to 2 s, then throws
+  /// ``ImageTableError/noFreeSlot(format:capacity:)``.
   @discardableResult
   public func write(
     entityID: String, sourceVersion: String, width: Int? = nil, height: Int? = nil,
