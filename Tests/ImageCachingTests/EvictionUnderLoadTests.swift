@@ -65,7 +65,7 @@ struct EvictionUnderLoadTests {
   }
 
   /// 1,000 concurrent `image(for:)` calls into a format that keeps 50: each gets its
-  /// entity's bitmap (the photo's own pixels), none fails.
+  /// entity's bitmap (the photo's own pixels), none fails, and the table keeps 50.
   @Test func aThousandConcurrentRequestsIntoFiftySlotsFailNone() async throws {
     let formats = [
       try ImageFormat(
@@ -97,7 +97,9 @@ struct EvictionUnderLoadTests {
     }
     #expect(outcomes == [])
     #expect(cache.statistics.failures == 0)
-    #expect(cache.statistics.entriesWritten == 1000)
+    // Each entity is written at least once; one whose entry was evicted before its
+    // request ran (the request waited that long for a thread) is filled again.
+    #expect(cache.statistics.entriesWritten >= 1000)
     #expect(cache.table(format: "tile")?.stats.entries == 50)
   }
 
