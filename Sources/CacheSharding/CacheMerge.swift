@@ -52,6 +52,7 @@ public enum CacheMerge {
               formatName: name, directory: output, wait: options.waitForWriters))
         } catch {
           if case .lockedByAnotherWriter(let path) = error { throw .outputBusy(path: path) }
+          if case .lockedInThisProcess(let path, _) = error { throw .outputBusy(path: path) }
           throw .unreadableTable(
             path: ImageTable.paths(formatName: name, directory: output).lock, error: error)
         }

@@ -16,7 +16,9 @@ public struct CacheConfiguration: Sendable {
   public var protection: ProtectionState
   /// Header limits checked before any decode.
   public var limits: ImageLimits
-  /// Fills (decodes and pipelines) running at once; the default is the number of cores.
+  /// The cache's own worker threads, which run every fill's decode, pipelines,
+  /// rasterising and writes (never Swift's cooperative pool); the default is the
+  /// number of cores.
   public var workers: Int
   /// Fetches `.url` sources.
   public var loader: any SourceLoader
@@ -28,9 +30,10 @@ public struct CacheConfiguration: Sendable {
   /// Open every table for reading only: no lock is taken and nothing is written, so a
   /// read-only folder (or a folder another process writes) can be read. Every table
   /// must exist; a fill fails with the table's `readOnly` error.
-  public var readOnly: Bool = false
-  /// When another process is a table's writer, wait for it to finish rather than fail.
-  public var waitForWriter: Bool = false
+  public var readOnly: Bool
+  /// When another writer has a table open (another process, or another `ImageCache`
+  /// in this one), wait for it to end (or to ``ImageCache/close()``) rather than fail.
+  public var waitForWriter: Bool
 
   public init(
     directory: URL, formats: [ImageFormat], device: DeviceClass = .server,
@@ -39,7 +42,7 @@ public struct CacheConfiguration: Sendable {
     workers: Int = ProcessInfo.processInfo.activeProcessorCount,
     loader: any SourceLoader = FileURLLoader(),
     report: @escaping @Sendable (ImageTableEvent) -> Void = { _ in },
-    releasesWrittenPages: Bool = false
+    releasesWrittenPages: Bool = false, readOnly: Bool = false, waitForWriter: Bool = false
   ) {
     self.directory = directory
     self.formats = formats
@@ -52,5 +55,7 @@ public struct CacheConfiguration: Sendable {
     self.loader = loader
     self.report = report
     self.releasesWrittenPages = releasesWrittenPages
+    self.readOnly = readOnly
+    self.waitForWriter = waitForWriter
   }
 }

@@ -23,6 +23,8 @@ public enum CacheError: Error, Sendable, Equatable, CustomStringConvertible {
   case fillUndone(entityID: String, family: String, removed: [String], error: ImageTableError)
   /// The fill was cancelled before anything was written.
   case cancelled(entityID: String)
+  /// The cache was closed (``ImageCache/close()``): it fills nothing more.
+  case closed(directory: String)
 
   public var description: String {
     switch self {
@@ -48,6 +50,8 @@ public enum CacheError: Error, Sendable, Equatable, CustomStringConvertible {
     case .processing(let entityID, let format, let error):
       "\(entityID): format '\(format)': \(error)"
     case .cancelled(let entityID): "\(entityID): cancelled"
+    case .closed(let directory):
+      "the cache in \(directory) was closed: it fills nothing more; open a new ImageCache"
     }
   }
 }

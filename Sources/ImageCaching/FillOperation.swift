@@ -1,8 +1,8 @@
 import Foundation
-import ImageTables
+import Synchronization
 
 /// One fill of an entity for some formats of a family, and everyone waiting for it.
-/// All its state is changed under the cache's lock.
+/// All its state but `cancelled` is changed under the cache's lock.
 final class FillOperation: @unchecked Sendable {
   struct Key: Hashable {
     var entityID: String
@@ -14,7 +14,22 @@ final class FillOperation: @unchecked Sendable {
   var task: Task<Void, Never>?
   /// Set when its waiters have their result; its task may still be returning.
   var finished = false
-  var waiters: [UUID: CheckedContinuation<[String: Bitmap], any Error>] = [:]
+  /// The requests waiting for it. They are told only that it ended (or how it failed),
+  /// and look up the entries they want once they run: a `Bitmap` handed to a waiter
+  /// that has not run yet would pin its slot for as long as the waiter waits for a
+  /// thread, and enough of them leave a table no slot to evict.
+  var waiters: [UUID: CheckedContinuation<Void, any Error>] = [:]
+  /// The highest priority any of its requests asked for.
+  var priority: FillPriority
+  /// Its place in the workers' queue, once it is there.
+  var ticket: FillWorkers.Ticket?
+  /// Set when it is cancelled (or its cache closed): it stops at its next step.
+  let cancelled = Atomic(false)
 
-  init(key: Key) { self.key = key }
+  init(key: Key, priority: FillPriority) {
+    self.key = key
+    self.priority = priority
+  }
+
+  var isCancelled: Bool { cancelled.load(ordering: .acquiring) }
 }

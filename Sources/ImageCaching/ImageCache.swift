@@ -16,13 +16,18 @@ import Vips
 ///   let avatar = try await cache.image(for: ada, format: "avatar.small")
 /// }
 /// ```
+///
+/// Fills run on the cache's own worker threads (``CacheConfiguration/workers`` of them),
+/// never on Swift's cooperative pool, so an app's other tasks go on while a prefetch
+/// decodes: highest ``FillPriority`` first, and a cancelled fill stops at its next step.
 public final class ImageCache: Sendable {
   public let configuration: CacheConfiguration
   /// The formats kept for this cache's device, by name.
   public let formats: [String: ImageFormat]
   private let tables: [String: ImageTable]
   private let pipelines: [String: Pipeline]
-  private let limiter: WorkLimiter
+  private let workers: FillWorkers
+  private let loads: WorkLimiter
   private let state = Mutex(State())
 
   private struct State {
@@ -34,6 +39,8 @@ public final class ImageCache: Sendable {
     /// Run by a fill's task after it answers its waiters, before it lets go of the
     /// cache: tests widen that moment with it to show what ``waitForFills()`` waits for.
     var afterAnswering: (@Sendable () -> Void)?
+    /// Set by ``close()``.
+    var closed = false
   }
 
   /// See `State.afterAnswering` (for tests).
@@ -79,8 +86,11 @@ public final class ImageCache: Sendable {
     self.formats = formats
     self.tables = tables
     self.pipelines = pipelines
-    limiter = WorkLimiter(limit: configuration.workers)
+    workers = FillWorkers(count: configuration.workers, name: "cache fill")
+    loads = WorkLimiter(limit: configuration.workers)
   }
+
+  deinit { workers.stop() }
 
   /// The names of the formats of `family` this cache keeps, in configuration order.
   public func formatNames(family: String) -> [String] {
@@ -107,12 +117,14 @@ public final class ImageCache: Sendable {
 
   /// A hit, or a fill of the format's family (or of this format alone, if
   /// `wholeFamily` is false) and then the entry.
-  public func image(for entity: Entity, format: String, wholeFamily: Bool = true)
-    async throws(CacheError) -> Bitmap
-  {
+  public func image(
+    for entity: Entity, format: String, wholeFamily: Bool = true, priority: FillPriority = .normal
+  ) async throws(CacheError) -> Bitmap {
     if let hit = cachedImage(for: entity, format: format) { return hit }
     guard let family = formats[format]?.family else { throw .unknownFormat(format) }
-    let filled = try await fill(entity, family: family, only: wholeFamily ? nil : [format])
+    let filled = try await fill(
+      entity, family: family, only: wholeFamily ? nil : [format], force: false,
+      priority: priority, wants: [format])
     guard let bitmap = filled[format] ?? cachedImage(for: entity, format: format) else {
       throw .cancelled(entityID: entity.id)
     }
@@ -125,13 +137,25 @@ public final class ImageCache: Sendable {
   /// pipeline on it and writes each table. Requests for the same entity, version and
   /// formats while one runs wait for it instead of decoding again. Returns the entries.
   ///
-  /// If anything fails (the source, a pipeline), every waiter gets the error and nothing
-  /// is written for the entity. `only` limits the fill to some formats of the family;
-  /// `force` redraws entries that are up to date.
+  /// The work runs on the cache's worker threads, `priority` deciding which queued fill
+  /// goes first. If anything fails (the source, a pipeline), every waiter gets the error
+  /// and nothing is written for the entity. `only` limits the fill to some formats of
+  /// the family; `force` redraws entries that are up to date.
   @discardableResult
-  public func fill(_ entity: Entity, family: String, only: Set<String>? = nil, force: Bool = false)
-    async throws(CacheError) -> [String: Bitmap]
-  {
+  public func fill(
+    _ entity: Entity, family: String, only: Set<String>? = nil, force: Bool = false,
+    priority: FillPriority = .normal
+  ) async throws(CacheError) -> [String: Bitmap] {
+    try await fill(entity, family: family, only: only, force: force, priority: priority, wants: nil)
+  }
+
+  /// A fill, and then the entries of `wants` (nil: all of its formats), looked up once
+  /// this request runs. An entry evicted before that (the request waited for a thread
+  /// while the table took newer ones) is filled again, up to three times.
+  private func fill(
+    _ entity: Entity, family: String, only: Set<String>?, force: Bool, priority: FillPriority,
+    wants: Set<String>?
+  ) async throws(CacheError) -> [String: Bitmap] {
     var names = formatNames(family: family)
     guard !names.isEmpty else { throw .unknownFamily(family) }
     if let only {
@@ -140,19 +164,37 @@ public final class ImageCache: Sendable {
       }
       names = names.filter(only.contains)
     }
-    if !force {
-      let hits = names.compactMap { name in
+    let wanted = wants.map { Set(names).intersection($0) } ?? Set(names)
+    func lookUp() -> [String: Bitmap]? {
+      let hits = wanted.compactMap { name in
         cachedImage(for: entity, format: name).map { (name, $0) }
       }
-      if hits.count == names.count { return Dictionary(uniqueKeysWithValues: hits) }
+      return hits.count == wanted.count ? Dictionary(uniqueKeysWithValues: hits) : nil
     }
     let key = FillOperation.Key(
       entityID: entity.id, sourceVersion: entity.sourceVersion, formats: names)
+    var forcing = force
+    for _ in 0..<3 {
+      if !forcing, names.allSatisfy({ contains(entity, format: $0) }), let hits = lookUp() {
+        return hits
+      }
+      try await waitForFill(key: key, entity: entity, priority: priority)
+      forcing = false
+      if let entries = lookUp() { return entries }
+    }
+    throw .cancelled(entityID: entity.id)
+  }
+
+  /// Joins the fill of `key` (starting it if none runs) and returns when it has ended.
+  private func waitForFill(key: FillOperation.Key, entity: Entity, priority: FillPriority)
+    async throws(CacheError)
+  {
     let waiter = UUID()
     do {
-      return try await withTaskCancellationHandler {
+      try await withTaskCancellationHandler {
         try await withCheckedThrowingContinuation { continuation in
-          join(key: key, waiter: waiter, continuation: continuation, entity: entity, force: force)
+          join(
+            key: key, waiter: continuation, id: waiter, priority: priority, entity: entity)
         }
       } onCancel: {
         leave(key: key, waiter: waiter, entityID: entity.id)
@@ -165,24 +207,47 @@ public final class ImageCache: Sendable {
   }
 
   /// Starts fills for `entities` and returns at once; nobody needs to wait. The task
-  /// it returns ends when all are done, for those who want to know.
+  /// it returns ends when all are done, for those who want to know, and `onFailure`
+  /// hears of each entity that could not be filled, with its error, as it fails.
+  ///
+  /// Prefetched entries are not held for anyone (no ``Bitmap`` of them stays pinned),
+  /// and they run at `priority` (``FillPriority/low`` unless said), after the fills of
+  /// what is on screen.
+  ///
+  /// ```swift
+  /// cache.prefetch(friends, family: "avatar") { failure in
+  ///   print("not prefetched: \(failure)")  // names the entity, the format, what is wrong
+  /// }
+  /// ```
   @discardableResult
-  public func prefetch(_ entities: [Entity], family: String) -> Task<Void, Never> {
+  public func prefetch(
+    _ entities: [Entity], family: String, priority: FillPriority = .low,
+    onFailure: (@Sendable (PrefetchFailure) -> Void)? = nil
+  ) -> Task<Void, Never> {
     Task {
       await withTaskGroup(of: Void.self) { group in
         for entity in entities {
-          group.addTask { _ = try? await self.fill(entity, family: family) }
+          group.addTask {
+            do throws(CacheError) {
+              _ = try await self.fill(
+                entity, family: family, only: nil, force: false, priority: priority, wants: [])
+            } catch {
+              onFailure?(PrefetchFailure(entity: entity, error: error))
+            }
+          }
         }
       }
     }
   }
 
-  /// Cancels a running fill of the entity for the family: its waiters get
-  /// ``CacheError/cancelled(entityID:)`` and nothing more is written.
+  /// Cancels a fill of the entity for the family: its waiters get
+  /// ``CacheError/cancelled(entityID:)`` at once and nothing more is written. A fill
+  /// still queued never runs; one running stops at its next step (after the decode, a
+  /// format's pipeline, its rasterising or a write), removing what it wrote.
   public func cancel(_ entity: Entity, family: String) {
     let names = formatNames(family: family)
     let cancelled = state.withLock {
-      state -> [(FillOperation, [CheckedContinuation<[String: Bitmap], any Error>])] in
+      state -> [(FillOperation, [CheckedContinuation<Void, any Error>])] in
       let keys = state.operations.keys.filter {
         $0.entityID == entity.id && $0.sourceVersion == entity.sourceVersion
           && Set($0.formats).isSubset(of: names)
@@ -195,9 +260,7 @@ public final class ImageCache: Sendable {
     }
     for (operation, waiters) in cancelled {
       operation.task?.cancel()
-      for continuation in waiters {
-        continuation.resume(throwing: CacheError.cancelled(entityID: entity.id))
-      }
+      for waiter in waiters { waiter.resume(throwing: CacheError.cancelled(entityID: entity.id)) }
     }
   }
 
@@ -217,7 +280,8 @@ public final class ImageCache: Sendable {
   ///
   /// A fill's waiters get their result just before its task returns, and the task
   /// holds the cache (and so its tables' writer locks) until then. Call this before
-  /// letting go of a cache that another writer, in this process or another, opens next:
+  /// letting go of a cache that another writer, in this process or another, opens next
+  /// (or call ``close()``, which lets go of the locks whether or not the cache goes):
   ///
   /// ```swift
   /// _ = try await cache.fill(photo, family: "avatar")
@@ -234,34 +298,70 @@ public final class ImageCache: Sendable {
     }
   }
 
+  /// Ends the cache's writing: fills waiting or queued end with
+  /// ``CacheError/closed(directory:)`` at once, fills running stop at their next step,
+  /// writes under way are committed, and then every table's writer lock is let go, so
+  /// another `ImageCache` on the folder (in this process or another) can be the writer.
+  /// Hits go on being served; every later fill fails with ``CacheError/closed(directory:)``.
+  /// A second call does nothing.
+  ///
+  /// ```swift
+  /// cache.close()
+  /// let next = try ImageCache(configuration: .init(directory: cacheURL, formats: formats))
+  /// ```
+  public func close() {
+    let directory = configuration.directory.path
+    let operations = state.withLock {
+      state -> [(FillOperation, [CheckedContinuation<Void, any Error>])] in
+      guard !state.closed else { return [] }
+      state.closed = true
+      defer { state.operations.removeAll() }
+      return state.operations.values.map { operation in
+        defer { operation.waiters.removeAll() }
+        return (operation, Array(operation.waiters.values))
+      }
+    }
+    for (operation, waiters) in operations {
+      operation.task?.cancel()
+      for waiter in waiters { waiter.resume(throwing: CacheError.closed(directory: directory)) }
+    }
+    for table in tables.values { table.close() }
+    workers.stop()
+  }
+
   // MARK: Operations
 
   private func join(
-    key: FillOperation.Key, waiter: UUID,
-    continuation: CheckedContinuation<[String: Bitmap], any Error>, entity: Entity, force: Bool
+    key: FillOperation.Key, waiter: CheckedContinuation<Void, any Error>, id: UUID,
+    priority: FillPriority, entity: Entity
   ) {
-    let wasCancelled = state.withLock { state -> Bool in
-      if state.cancelledWaiters.remove(waiter) != nil { return true }
+    let refusal = state.withLock { state -> CacheError? in
+      if state.cancelledWaiters.remove(id) != nil { return .cancelled(entityID: entity.id) }
+      if state.closed { return .closed(directory: configuration.directory.path) }
       if let running = state.operations[key] {
-        running.waiters[waiter] = continuation
+        running.waiters[id] = waiter
         state.statistics.mergedRequests += 1
-        return false
+        if priority > running.priority {
+          running.priority = priority
+          if let ticket = running.ticket { workers.raise(ticket, to: priority) }
+        }
+        return nil
       }
-      let operation = FillOperation(key: key)
-      operation.waiters[waiter] = continuation
+      let operation = FillOperation(key: key, priority: priority)
+      operation.waiters[id] = waiter
       state.operations[key] = operation
       state.statistics.fills += 1
-      operation.task = Task { await self.run(operation, entity: entity, force: force) }
+      operation.task = Task { await self.run(operation, entity: entity) }
       state.started = state.started.filter { !$0.value.finished }
       state.started[ObjectIdentifier(operation)] = operation
-      return false
+      return nil
     }
-    if wasCancelled { continuation.resume(throwing: CacheError.cancelled(entityID: entity.id)) }
+    if let refusal { waiter.resume(throwing: refusal) }
   }
 
   private func leave(key: FillOperation.Key, waiter: UUID, entityID: String) {
     let (continuation, abandoned) = state.withLock {
-      state -> (CheckedContinuation<[String: Bitmap], any Error>?, FillOperation?) in
+      state -> (CheckedContinuation<Void, any Error>?, FillOperation?) in
       guard let operation = state.operations[key],
         let continuation = operation.waiters.removeValue(forKey: waiter)
       else {
@@ -276,38 +376,112 @@ public final class ImageCache: Sendable {
     abandoned?.task?.cancel()  // no one else waits: stop the load
   }
 
-  private func run(_ operation: FillOperation, entity: Entity, force: Bool) async {
-    await limiter.acquire()
-    let result: Result<[String: Bitmap], CacheError>
-    if Task.isCancelled {
-      result = .failure(.cancelled(entityID: entity.id))
-    } else {
-      do {
-        result = .success(try await draw(entity, formats: operation.key.formats))
+  /// A fill's task: loads a URL source here (an `async` loader), then hands the rest
+  /// to a worker thread and waits for it there. Cancelling the task withdraws the work
+  /// from the queue (it ends at once) or makes it stop at its next step.
+  private func run(_ operation: FillOperation, entity: Entity) async {
+    await withTaskCancellationHandler {
+      do throws(CacheError) {
+        let source = try await load(entity, for: operation)
+        await withCheckedContinuation { (done: CheckedContinuation<Void, Never>) in
+          let work: @Sendable () -> Void = {
+            // The written entries' bitmaps go at the end of this closure, on this
+            // thread: waiters look up what they want when they run.
+            let result: Result<Int, CacheError>
+            do throws(CacheError) {
+              result = .success(try self.draw(entity, source: source, for: operation).count)
+            } catch {
+              result = .failure(error)
+            }
+            self.answer(operation, with: result)
+            done.resume()
+          }
+          let queued = state.withLock { _ -> Bool in
+            guard !operation.isCancelled,
+              let ticket = workers.submit(priority: operation.priority, work)
+            else { return false }
+            operation.ticket = ticket
+            return true
+          }
+          if !queued { work() }  // cancelled, or the cache closed: it ends at its first step
+        }
       } catch {
-        result = .failure(error)
+        answer(operation, with: .failure(error))
       }
+    } onCancel: {
+      operation.cancelled.store(true, ordering: .releasing)
+      let ticket = state.withLock { _ in operation.ticket }
+      if let ticket, let work = workers.withdraw(ticket) { work() }
     }
-    await limiter.release()
-    let waiters = state.withLock { state -> [CheckedContinuation<[String: Bitmap], any Error>] in
+    state.withLock { $0.afterAnswering }?()
+  }
+
+  /// Tells every waiter the fill ended (with the count of entries written) or failed.
+  private func answer(_ operation: FillOperation, with result: Result<Int, CacheError>) {
+    let waiters = state.withLock { state -> [CheckedContinuation<Void, any Error>] in
       if state.operations[operation.key] === operation { state.operations[operation.key] = nil }
       operation.finished = true
       switch result {
-      case .success(let written): state.statistics.entriesWritten += written.count
+      case .success(let written): state.statistics.entriesWritten += written
       case .failure: state.statistics.failures += 1
       }
       defer { operation.waiters.removeAll() }
       return Array(operation.waiters.values)
     }
-    for waiter in waiters { waiter.resume(with: result.mapError { $0 as any Error }) }
-    state.withLock { $0.afterAnswering }?()
+    for waiter in waiters {
+      waiter.resume(with: result.map { _ in () }.mapError { $0 as any Error })
+    }
   }
 
-  /// Loads, decodes once, runs every pipeline, and only if all succeeded writes them.
-  private func draw(_ entity: Entity, formats names: [String]) async throws(CacheError) -> [String:
-    Bitmap]
+  /// What a fill decodes: the bytes (a URL's, loaded; given ones), or a file's path.
+  private struct Source: Sendable {
+    var bytes: [UInt8]?
+    var name: String
+  }
+
+  private func load(_ entity: Entity, for operation: FillOperation) async throws(CacheError)
+    -> Source
   {
-    let decoded = try await decode(entity, covering: names)
+    switch entity.source {
+    case .file(let path):
+      return Source(bytes: nil, name: path)
+    case .bytes(let data, let label):
+      return Source(bytes: data, name: label)
+    case .url(let url):
+      await loads.acquire()
+      let loaded: Result<[UInt8], any Error>
+      if operation.isCancelled {
+        loaded = .failure(CacheError.cancelled(entityID: entity.id))
+      } else {
+        do { loaded = .success(try await configuration.loader.load(url)) } catch {
+          loaded = .failure(error)
+        }
+      }
+      await loads.release()
+      switch loaded {
+      case .success(let bytes):
+        return Source(bytes: bytes, name: url.absoluteString)
+      case .failure(let error as CacheError):
+        throw error
+      case .failure(let error):
+        if operation.isCancelled { throw .cancelled(entityID: entity.id) }
+        throw .loader(entityID: entity.id, url: url.absoluteString, message: "\(error)")
+      }
+    }
+  }
+
+  /// Decodes once, runs every pipeline, and only if all succeeded writes them; on a
+  /// worker thread. Each step (the decode, a format's pipeline, its rasterising, each
+  /// write) begins only if the fill is not cancelled.
+  private func draw(_ entity: Entity, source: Source, for operation: FillOperation)
+    throws(CacheError) -> [String: Bitmap]
+  {
+    let names = operation.key.formats
+    func step() throws(CacheError) {
+      if operation.isCancelled { throw .cancelled(entityID: entity.id) }
+    }
+    try step()
+    let decoded = try decode(entity, source: source, covering: names)
     // What a processor learns about the decoded image (where attention or faces are)
     // serves every format of this fill.
     let memo = ProcessingMemo()
@@ -319,8 +493,15 @@ public final class ImageCache: Sendable {
       let context = ProcessingContext(
         format: format, entityID: entity.id, background: configuration.background, memo: memo,
         geometry: decoded.geometry)
+      try step()
+      let processed: VipsImage
       do {
-        let processed = try pipeline.process(decoded.image, context: context)
+        processed = try pipeline.process(decoded.image, context: context)
+      } catch {
+        throw .processing(entityID: entity.id, format: name, error: error)
+      }
+      try step()
+      do {
         rasters.append(
           (
             name,
@@ -332,10 +513,13 @@ public final class ImageCache: Sendable {
         throw .processing(entityID: entity.id, format: name, error: error)
       }
     }
-    guard !Task.isCancelled else { throw .cancelled(entityID: entity.id) }
     var written: [String: Bitmap] = [:]
     for (name, raster) in rasters {
       guard let table = tables[name] else { continue }
+      if operation.isCancelled {
+        for name in written.keys { tables[name]?.delete(entityID: entity.id) }
+        throw .cancelled(entityID: entity.id)
+      }
       do {
         written[name] = try table.write(
           entityID: entity.id, sourceVersion: entity.sourceVersion, width: raster.width,
@@ -364,8 +548,8 @@ public final class ImageCache: Sendable {
   /// The one decode of a fill: shrink-on-load only, as far as every format of the
   /// family allows, even when only some of its formats are filled, so that an entry's
   /// pixels never depend on which formats were asked for with it.
-  private func decode(_ entity: Entity, covering names: [String]) async throws(CacheError)
-    -> SourceDecoder.Decoded
+  private func decode(_ entity: Entity, source: Source, covering names: [String])
+    throws(CacheError) -> SourceDecoder.Decoded
   {
     let families = Set(names.compactMap { formats[$0]?.family })
     let consumers: [SourceDecoder.Consumer] = formats.values.filter {
@@ -373,33 +557,16 @@ public final class ImageCache: Sendable {
     }.compactMap { format in
       pipelines[format.name].map { ($0, ProcessingContext(format: format, entityID: entity.id)) }
     }
-    let bytes: [UInt8]?
-    let name: String
-    switch entity.source {
-    case .file(let path):
-      (bytes, name) = (nil, path)
-    case .bytes(let data, let label):
-      (bytes, name) = (data, label)
-    case .url(let url):
-      do {
-        bytes = try await configuration.loader.load(url)
-      } catch let error as CacheError {
-        throw error
-      } catch {
-        throw .loader(entityID: entity.id, url: url.absoluteString, message: "\(error)")
-      }
-      name = url.absoluteString
-    }
-    guard !Task.isCancelled else { throw .cancelled(entityID: entity.id) }
     state.withLock { $0.statistics.decodes += 1 }
     do {
-      if let bytes {
+      if let bytes = source.bytes {
         return try SourceDecoder.decode(
-          bytes: bytes, name: name, for: consumers, limits: configuration.limits)
+          bytes: bytes, name: source.name, for: consumers, limits: configuration.limits)
       }
-      return try SourceDecoder.decode(file: name, for: consumers, limits: configuration.limits)
+      return try SourceDecoder.decode(
+        file: source.name, for: consumers, limits: configuration.limits)
     } catch {
-      throw .source(entityID: entity.id, source: name, error: error)
+      throw .source(entityID: entity.id, source: source.name, error: error)
     }
   }
 }

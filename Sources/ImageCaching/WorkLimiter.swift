@@ -1,4 +1,5 @@
-/// At most `limit` pieces of work at once: fills wait here for a worker.
+/// At most `limit` pieces of work at once: URL loads wait here for their turn (as many
+/// at once as the cache has workers), so a prefetch does not open a load per entity.
 actor WorkLimiter {
   private var available: Int
   private var waiting: [CheckedContinuation<Void, Never>] = []

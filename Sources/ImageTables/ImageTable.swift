@@ -73,6 +73,10 @@ public final class ImageTable: @unchecked Sendable {
   /// one it loaded from `current` just before a reset replaced it.
   private let openings: TableLock<[TableFiles]>
   private let reopening = TableLock(())
+  /// Set by ``close()``; writes, deletes and resets check it first, under its lock.
+  private let closed = TableLock(false)
+  /// Writes between their reservation and their commit: ``close()`` waits for them.
+  private let writesInFlight = DispatchGroup()
   /// Test hook: how entity ids are hashed (a constant makes every id collide).
   let hashEntityID: @Sendable (String) -> UInt64
 
@@ -185,7 +189,7 @@ public final class ImageTable: @unchecked Sendable {
     case .miss, .other, .present: return nil
     case .corrupt(let slot, let sequence, let reason):
       if !options.readOnly {
-        state.withLock { $0.removeCorrupt(slot, sequence: sequence) }
+        whileOpen { state.withLock { $0.removeCorrupt(slot, sequence: sequence) } }
       }
       options.report(
         .corruptEntry(format: format.name, slot: slot, entityID: entityID, reason: reason))
@@ -245,6 +249,9 @@ public final class ImageTable: @unchecked Sendable {
   ///
   /// `width` and `height` are the size drawn, at most the format's pixel size (a small
   /// image may be stored smaller than the slot). If `draw` throws, nothing is stored.
+  /// When every slot is pinned by a live ``Bitmap`` or being written, the calling
+  /// thread waits for one, up to 2 s, then throws
+  /// ``ImageTableError/noFreeSlot(format:capacity:)``.
   @discardableResult
   public func write(
     entityID: String, sourceVersion: String, width: Int? = nil, height: Int? = nil,
@@ -254,9 +261,8 @@ public final class ImageTable: @unchecked Sendable {
     let height = height ?? layout.height
     try checkWritable(
       entityID: entityID, sourceVersion: sourceVersion, width: width, height: height)
-    let reservation = try state.withLock { state throws(ImageTableError) in
-      try state.reserve(format: format)
-    }
+    let reservation = try reserve()
+    defer { writesInFlight.leave() }
     let files = reservation.files
     let canvas = EntryCanvas(
       bytes: UnsafeMutableRawBufferPointer(
@@ -295,11 +301,13 @@ public final class ImageTable: @unchecked Sendable {
   public func delete(entityID: String) -> Bool {
     guard !options.readOnly else { return false }
     let hash = hashEntityID(entityID)
-    return state.withLock { state in
-      guard let slot = state.find(entityID, hash: hash) else { return false }
-      state.remove(slot)
-      return true
-    }
+    return whileOpen {
+      state.withLock { state in
+        guard let slot = state.find(entityID, hash: hash) else { return false }
+        state.remove(slot)
+        return true
+      }
+    } ?? false
   }
 
   /// Removes every entry. Live bitmaps (in any process) stay valid: the files are
@@ -308,6 +316,9 @@ public final class ImageTable: @unchecked Sendable {
   public func reset() throws(ImageTableError) {
     guard !options.readOnly else { throw .readOnly(format: format.name) }
     var events: [ImageTableEvent] = []
+    try closed.withLock { closed throws(ImageTableError) in
+      if closed { throw .closed(format: format.name) }
+    }
     try state.withLock { state throws(ImageTableError) in
       let files = try Self.createFiles(
         format: format, fingerprint: fingerprint, headerSize: headerSize,
@@ -316,6 +327,56 @@ public final class ImageTable: @unchecked Sendable {
       state = TableState(files: files, generation: state.generation + 1)
       publish(files)
     }
+  }
+
+  /// How long a write waits for a slot when every slot is pinned by a live ``Bitmap``
+  /// or being written, before it fails with ``ImageTableError/noFreeSlot(format:capacity:)``.
+  /// Bitmaps that fills hand to waiters that have not run yet go within it.
+  static let slotPatience = Duration.seconds(2)
+
+  /// A slot for a write, counted in ``writesInFlight`` (the caller leaves it). When every
+  /// slot is pinned or being written, waits (this thread sleeps, growing from 1 ms to
+  /// 16 ms a turn) for one to be let go, for up to ``slotPatience``.
+  private func reserve() throws(ImageTableError) -> Reservation {
+    let deadline = ContinuousClock.now + Self.slotPatience
+    var pause = 1
+    while true {
+      do {
+        return try closed.withLock { closed throws(ImageTableError) in
+          if closed { throw .closed(format: format.name) }
+          let reservation = try state.withLock { state throws(ImageTableError) in
+            try state.reserve(format: format)
+          }
+          writesInFlight.enter()
+          return reservation
+        }
+      } catch .noFreeSlot(let name, let capacity) {
+        guard ContinuousClock.now < deadline else {
+          throw .noFreeSlot(format: name, capacity: capacity)
+        }
+        usleep(useconds_t(pause * 1000))
+        pause = min(16, pause * 2)
+      }
+    }
+  }
+
+  /// Runs `body` unless the table is closed (then nil), with the close held off meanwhile.
+  private func whileOpen<Result>(_ body: () -> Result) -> Result? {
+    closed.withLock { closed in closed ? nil : body() }
+  }
+
+  /// Stops writing and lets go of the writer lock, so another `ImageTable` (in this
+  /// process or another) can become the writer: waits for writes under way to be
+  /// committed first. Hits go on being served from the mapped files; writes, deletes
+  /// and resets fail with ``ImageTableError/closed(format:)``. A second call does nothing.
+  public func close() {
+    let first = closed.withLock { closed in
+      defer { closed = true }
+      return !closed
+    }
+    guard first else { return }
+    writesInFlight.wait()
+    writerLock?.release()
   }
 
   /// Writes dirty pages back to disk (asynchronously).

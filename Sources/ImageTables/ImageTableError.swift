@@ -4,6 +4,11 @@ public enum ImageTableError: Error, Sendable, Equatable, CustomStringConvertible
   case io(path: String, operation: String, message: String)
   /// Another writer (another process, or another `ImageTable` in this one) has the table open.
   case lockedByAnotherWriter(path: String)
+  /// This process is the writer already: another `ImageCache` or `ImageTable` in it has the
+  /// table open for writing and has not been closed.
+  case lockedInThisProcess(path: String, pid: Int32)
+  /// The table was closed (``ImageTable/close()``): it writes nothing more.
+  case closed(format: String)
   /// The format's protection mode does not allow access while the cache is locked.
   case protectedDataUnavailable(format: String, mode: ProtectionMode)
   /// The entity id and source version are longer than a record holds.
@@ -32,6 +37,11 @@ public enum ImageTableError: Error, Sendable, Equatable, CustomStringConvertible
     case .lockedByAnotherWriter(let path):
       "\(path): another writer has this table open; wait for it to finish (waitForWriter), "
         + "or open the table read-only"
+    case .lockedInThisProcess(let path, let pid):
+      "\(path): this process (pid \(pid)) has this table open for writing already, in another "
+        + "ImageCache or ImageTable; close() that one first (waitForWriter waits for its close())"
+    case .closed(let format):
+      "format '\(format)': the table was closed; open it again to write"
     case .protectedDataUnavailable(let format, let mode):
       "format '\(format)' is protected (\(mode.rawValue)) and the cache is locked"
     case .keyTooLong(let entityID, let bytes, let limit):

@@ -292,15 +292,20 @@ struct TableState {
     }
   }
 
-  /// Grows both files by a step (doubling, at least 8 entries, at most maximumCount).
+  /// Grows both files by a step of an eighth of the slots, at least 16 and at most up to
+  /// maximumCount, so that the slots allocated stay within 12.5% (or 16 slots) of the
+  /// entries held: a table grows only when every slot it has is taken.
   private mutating func grow(format: ImageFormat) throws(ImageTableError) {
-    let count = min(format.maximumCount, max(8, slots.count * 2))
+    let count = min(format.maximumCount, slots.count + Self.growthStep(slots: slots.count))
     try files.index.grow(to: TableFileLayout.recordOffset(count))
     try files.table.grow(to: files.headerSize + count * files.layout.entryStride)
     freeSlots.insert(contentsOf: (slots.count..<count).reversed().map { Int32($0) }, at: 0)
     slots.append(contentsOf: repeatElement(Slot(), count: count - slots.count))
     homeHashes.append(contentsOf: repeatElement(0, count: count - homeHashes.count))
   }
+
+  /// The slots a table of `slots` grows by.
+  static func growthStep(slots: Int) -> Int { max(16, slots / 8) }
 
   // MARK: Lists
 

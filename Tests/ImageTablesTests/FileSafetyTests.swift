@@ -53,7 +53,7 @@ struct FileSafetyTests {
     let table = folder.appendingPathComponent("big.table").path
     #expect(
       report
-        == "written 128; error: \(table): cannot grow to 266240 bytes: File too large; free disk "
+        == "written 144; error: \(table): cannot grow to 169984 bytes: File too large; free disk "
         + "space or raise the file-size limit (the table stays usable at its present size); "
         + "all served right: true; after a delete: written")
   }

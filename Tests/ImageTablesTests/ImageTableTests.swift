@@ -209,10 +209,12 @@ struct ImageTableTests {
     #expect(empty.allocatedEntries == 0 && empty.entries == 0 && empty.capacity == 20)
     #expect(empty.fileBytes == 4096 + 4096)  // the two headers
     try writeEntry(table, "0")
-    #expect(table.stats.allocatedEntries == 8)
-    for index in 1..<9 { try writeEntry(table, "\(index)") }
     #expect(table.stats.allocatedEntries == 16)
-    for index in 9..<30 { try writeEntry(table, "\(index)") }
+    for index in 1..<16 { try writeEntry(table, "\(index)") }
+    #expect(table.stats.allocatedEntries == 16)
+    try writeEntry(table, "16")
+    #expect(table.stats.allocatedEntries == 20)  // the next step, cut at maximumCount
+    for index in 17..<30 { try writeEntry(table, "\(index)") }
     let full = table.stats
     #expect(full.allocatedEntries == 20 && full.entries == 20)
     #expect(full.bytesPerEntry == 1024 && full.rawBytesPerEntry == 1024)

@@ -35,7 +35,7 @@ struct TableCommandTests {
     #expect(result.out.count == 6)
     #expect(
       result.out[0].hasPrefix(
-        "\(cache.path)/avatar.small.table: avatar.small (family avatar), 32x32 bgra32, 3 of 50 entries (8 allocated), 4096 bytes per entry"
+        "\(cache.path)/avatar.small.table: avatar.small (family avatar), 32x32 bgra32, 3 of 50 entries (16 allocated), 4096 bytes per entry"
       ))
     #expect(result.out[1] == "  ada.jpg  version v1  32x32  slot 0")
     #expect(result.out[5] == "  sea.jpg  version abc  20x7  slot 0")

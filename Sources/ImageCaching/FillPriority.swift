@@ -1,0 +1,15 @@
+/// How soon a fill runs, among those waiting for one of the cache's workers (as Nuke's
+/// `ImageRequest.Priority`): the photos on screen first, prefetches after.
+///
+/// A request that joins a queued fill with a higher priority raises the fill's; a fill
+/// already running is not affected. Fills of one priority run in the order asked.
+///
+/// ```swift
+/// let visible = try await cache.image(for: ada, format: "avatar.small", priority: .high)
+/// cache.prefetch(friends, family: "avatar")  // .low, after what is on screen
+/// ```
+public enum FillPriority: Int, Sendable, Comparable, CaseIterable {
+  case veryLow, low, normal, high, veryHigh
+
+  public static func < (lhs: Self, rhs: Self) -> Bool { lhs.rawValue < rhs.rawValue }
+}
