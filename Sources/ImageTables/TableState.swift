@@ -172,7 +172,9 @@ struct TableState {
     return order
   }
 
-  /// Moves every entry used since it took its place to the newest end, oldest use first.
+  /// Moves every entry used since it took its place to where its last use puts it, oldest
+  /// use first. A use is stamped with the clock as it is, and a commit moves the clock on,
+  /// so an entry used before the newest commit stays older than the entry committed.
   private mutating func refreshOrder() {
     var used: [(stamp: UInt64, slot: Int)] = []
     var slot = oldest
@@ -183,8 +185,31 @@ struct TableState {
     }
     for (stamp, slot) in used.sorted(by: { $0.stamp < $1.stamp }) {
       unlinkLRU(slot)
-      pushNewest(slot, stamp: stamp)
+      insertByStamp(slot, stamp: stamp)
     }
+  }
+
+  /// Links `slot` in after the newest entry whose stamp is not above `stamp` (from the
+  /// newest end: a use is almost always of the newest few).
+  private mutating func insertByStamp(_ slot: Int, stamp: UInt64) {
+    var after = newest
+    while after >= 0, slots[Int(after)].listStamp > stamp { after = slots[Int(after)].older }
+    guard after >= 0 else {
+      slots[slot].listStamp = stamp
+      slots[slot].older = -1
+      slots[slot].newer = oldest
+      if oldest >= 0 { slots[Int(oldest)].older = Int32(slot) }
+      oldest = Int32(slot)
+      if newest < 0 { newest = Int32(slot) }
+      return
+    }
+    guard after != newest else { return pushNewest(slot, stamp: stamp) }
+    let before = slots[Int(after)].newer
+    slots[slot].listStamp = stamp
+    slots[slot].older = after
+    slots[slot].newer = before
+    slots[Int(after)].newer = Int32(slot)
+    slots[Int(before)].older = Int32(slot)
   }
 
   // MARK: Removal
