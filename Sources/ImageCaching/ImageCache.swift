@@ -1,7 +1,7 @@
 import Foundation
 import ImageProcessing
 import ImageTables
-import Synchronization
+import Locking
 import Vips
 
 /// The image cache (FastImageCache's `FICImageCache`): formats, their tables, fills
@@ -23,7 +23,7 @@ public final class ImageCache: Sendable {
   private let tables: [String: ImageTable]
   private let pipelines: [String: Pipeline]
   private let limiter: WorkLimiter
-  private let state = Mutex(State())
+  private let state = Lock(State())
 
   private struct State {
     var operations: [FillOperation.Key: FillOperation] = [:]

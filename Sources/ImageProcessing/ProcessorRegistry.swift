@@ -1,4 +1,4 @@
-import Synchronization
+import Locking
 
 /// The processors a pipeline spec can name, by name: the built-ins, your own, and
 /// those loaded from plugins.
@@ -9,10 +9,10 @@ import Synchronization
 /// let pipeline = try registry.pipeline("fill(crop: attention) | invert")
 /// ```
 public final class ProcessorRegistry: Sendable {
-  private let definitions = Mutex<[String: ProcessorDefinition]>([:])
+  private let definitions = Lock<[String: ProcessorDefinition]>([:])
   /// The plugin libraries loaded into this registry, by resolved path, with the names
   /// each registered (see ``PluginLoader/loadOnce(path:into:)``).
-  let loadedPlugins = Mutex<[String: [String]]>([:])
+  let loadedPlugins = Lock<[String: [String]]>([:])
 
   public init() {}
 

@@ -1,6 +1,6 @@
 import Foundation
 import ImageTables
-import Synchronization
+import Locking
 
 /// The load state every photo shares: one load at a time, its result, its progress,
 /// and the events it sends.
@@ -20,7 +20,7 @@ final class PhotoLoading: Sendable {
     var progress = 0.0
     var subscribers: [UUID: AsyncStream<PhotoEvent>.Continuation] = [:]
   }
-  private let state = Mutex(State())
+  private let state = Lock(State())
 
   var image: Bitmap? { state.withLock { $0.image } }
   var isLoading: Bool { state.withLock { $0.running != nil } }
