@@ -7,6 +7,12 @@ import Vips
 /// The image cache (FastImageCache's `FICImageCache`): formats, their tables, fills
 /// from one decode per family, and retrieval with no decode and no copy.
 ///
+/// <!-- snippet context: import ImageTables -->
+/// <!-- snippet context: let cacheURL = URL(fileURLWithPath: ".imgtool-cache") -->
+/// <!-- snippet context: let small = try ImageFormat( -->
+/// <!-- snippet context:   name: "avatar.small", width: 32, height: 32) -->
+/// <!-- snippet context: let formats = [small] -->
+/// <!-- snippet context: func draw(_ bitmap: Bitmap) {} -->
 /// ```swift
 /// let cache = try ImageCache(configuration: .init(directory: cacheURL, formats: formats))
 /// let ada = Entity(id: "people/ada", sourceVersion: "v3", source: .file("ada.jpg"))
@@ -219,6 +225,10 @@ public final class ImageCache: Sendable {
   /// holds the cache (and so its tables' writer locks) until then. Call this before
   /// letting go of a cache that another writer, in this process or another, opens next:
   ///
+  /// <!-- snippet context: let folder = URL(fileURLWithPath: ".imgtool-cache") -->
+  /// <!-- snippet context: let setup = CacheConfiguration(directory: folder, formats: []) -->
+  /// <!-- snippet context: let cache = try ImageCache(configuration: setup) -->
+  /// <!-- snippet context: let photo = Entity(id: "a", sourceVersion: "1", source: .file("a")) -->
   /// ```swift
   /// _ = try await cache.fill(photo, family: "avatar")
   /// await cache.waitForFills()  // the tables are released when `cache` goes

@@ -7,11 +7,17 @@ import Vips
 /// of every format fingerprint that uses it: change the version or a parameter and
 /// the tables that hold its output are re-rendered.
 ///
+/// <!-- snippet context: import Vips -->
 /// ```swift
 /// struct Invert: ImageProcessor {
 ///   var identifier: String { "invert@1" }
 ///   func process(_ image: VipsImage, context: ProcessingContext) throws -> VipsImage {
-///     try image.toSRGB().linear([-1, -1, -1], [255, 255, 255])
+///     // 255 - each colour band; an alpha band, if there is one, is kept as it is.
+///     let srgb = try image.toSRGB()
+///     let alpha = srgb.hasAlpha
+///     return try srgb.linear(
+///       alpha ? [-1, -1, -1, 1] : [-1, -1, -1], alpha ? [255, 255, 255, 0] : [255, 255, 255],
+///       clampToUInt8: true)
 ///   }
 /// }
 /// ```

@@ -3,6 +3,12 @@ import Locking
 /// The processors a pipeline spec can name, by name: the built-ins, your own, and
 /// those loaded from plugins.
 ///
+/// <!-- snippet context: import Vips -->
+/// <!-- snippet context: struct Invert: ImageProcessor {  // ImageProcessor's example -->
+/// <!-- snippet context:   var identifier: String { "invert@1" } -->
+/// <!-- snippet context:   func process(_ image: VipsImage, context: ProcessingContext) -->
+/// <!-- snippet context:     -> VipsImage { image } -->
+/// <!-- snippet context: } -->
 /// ```swift
 /// let registry = ProcessorRegistry.withBuiltIns()
 /// try registry.register(ProcessorDefinition(name: "invert", summary: "Negative.") { _ in Invert() })

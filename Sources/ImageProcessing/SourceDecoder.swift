@@ -24,6 +24,10 @@ public enum SourceDecoder {
   /// its context, so that sizes and crops are computed in the photo's coordinates, not
   /// the decode's (which may be shrunk on load):
   ///
+  /// <!-- snippet context: let pipeline = try ProcessorRegistry.withBuiltIns().pipeline("fill") -->
+  /// <!-- snippet context: import ImageTables -->
+  /// <!-- snippet context: let avatar = try ImageFormat(name: "avatar", width: 64, height: 64) -->
+  /// <!-- snippet context: let context = ProcessingContext(format: avatar, entityID: "ada.jpg") -->
   /// ```swift
   /// let decoded = try SourceDecoder.decode(file: "ada.jpg", for: [(pipeline, context)])
   /// var processing = context

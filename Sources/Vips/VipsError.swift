@@ -3,6 +3,7 @@
 /// Every case names the source it concerns (a file path, or `bytes` for an image
 /// held in memory) when there is one, so a message can be shown to a user as it is:
 ///
+/// <!-- snippet context: let path = "photos/broken.jpg" -->
 /// ```swift
 /// do { _ = try VipsImage(file: path) } catch { print(error) }
 /// // photos/broken.jpg: the file ends early (truncated): VipsJpeg: Premature end of JPEG file

@@ -20,6 +20,7 @@ extension VipsImage {
   /// thumbnail does. Other photos (CMYK, greyscale, 16-bit) are made 8-bit sRGB all the
   /// same.
   ///
+  /// <!-- snippet context: let jpeg = [UInt8](try Data(contentsOf: URL(filePath: "ada.jpg"))) -->
   /// ```swift
   /// let (decoded, header, factor) = try VipsImage.decode(bytes: jpeg, name: "ada.jpg") { header in
   ///   Double(min(header.displayWidth, header.displayHeight)) / 256
