@@ -16,6 +16,9 @@ public struct CacheConfiguration: Sendable {
   public var protection: ProtectionState
   /// Header limits checked before any decode.
   public var limits: ImageLimits
+  /// How damaged a source may be and still fill (libvips's `fail_on`): the default
+  /// refuses a file cut short but fills from a JPEG missing only its EOI marker.
+  public var failOn: FailOn
   /// Fills (decodes and pipelines) running at once; the default is the number of cores.
   public var workers: Int
   /// Fetches `.url` sources.
@@ -36,7 +39,7 @@ public struct CacheConfiguration: Sendable {
     directory: URL, formats: [ImageFormat], device: DeviceClass = .server,
     background: RGBA = RGBA(255, 255, 255), registry: ProcessorRegistry = .withBuiltIns(),
     protection: ProtectionState = .alwaysUnlocked, limits: ImageLimits = .standard,
-    workers: Int = ProcessInfo.processInfo.activeProcessorCount,
+    failOn: FailOn = .truncated, workers: Int = ProcessInfo.processInfo.activeProcessorCount,
     loader: any SourceLoader = FileURLLoader(),
     report: @escaping @Sendable (ImageTableEvent) -> Void = { _ in },
     releasesWrittenPages: Bool = false
@@ -48,6 +51,7 @@ public struct CacheConfiguration: Sendable {
     self.registry = registry
     self.protection = protection
     self.limits = limits
+    self.failOn = failOn
     self.workers = workers
     self.loader = loader
     self.report = report

@@ -405,9 +405,11 @@ public final class ImageCache: Sendable {
     do {
       if let bytes {
         return try SourceDecoder.decode(
-          bytes: bytes, name: name, for: consumers, limits: configuration.limits)
+          bytes: bytes, name: name, for: consumers, limits: configuration.limits,
+          failOn: configuration.failOn)
       }
-      return try SourceDecoder.decode(file: name, for: consumers, limits: configuration.limits)
+      return try SourceDecoder.decode(
+        file: name, for: consumers, limits: configuration.limits, failOn: configuration.failOn)
     } catch {
       throw .source(entityID: entity.id, source: name, error: error)
     }

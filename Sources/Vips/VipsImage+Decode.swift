@@ -20,6 +20,9 @@ extension VipsImage {
   /// thumbnail does. Other photos (CMYK, greyscale, 16-bit) are made 8-bit sRGB all the
   /// same.
   ///
+  /// `failOn` says how damaged the bytes may be (``FailOn``; the default decodes a JPEG
+  /// missing only its EOI marker and refuses one cut short).
+  ///
   /// <!-- snippet context: let jpeg = [UInt8](try Data(contentsOf: URL(filePath: "ada.jpg"))) -->
   /// ```swift
   /// let (decoded, header, factor) = try VipsImage.decode(bytes: jpeg, name: "ada.jpg") { header in
@@ -28,21 +31,28 @@ extension VipsImage {
   /// ```
   public static func decode(
     bytes: [UInt8], name: String = "bytes", limits: ImageLimits? = .standard,
-    keepingICCProfile: (ImageHeader) -> Bool = { _ in false },
+    failOn: FailOn = .truncated, keepingICCProfile: (ImageHeader) -> Bool = { _ in false },
     shrink: (ImageHeader) -> Double
   ) throws(VipsError) -> (image: VipsImage, header: ImageHeader, shrunkBy: Int) {
     let probe = try VipsImage(bytes: bytes, name: name, limits: limits)
     let header = probe.header
-    guard let storage = probe.anchors.first as? ByteBuffer else {
+    guard var storage = probe.anchors.first as? ByteBuffer else {
       throw .invalidArgument(operation: "decode", message: "no bytes to read")
+    }
+    var level = failOn.libvips
+    let restoresEndMarker = failOn == .truncated && TruncationCheck.lacksEndMarker(jpeg: bytes)
+    if restoresEndMarker {
+      // Scans whole but no EOI: decode with the marker put back, refusing any warning,
+      // so that a scan cut short (libjpeg: "premature end of data segment") still fails.
+      storage = ByteBuffer(copying: bytes + TruncationCheck.jpegEndMarker)
+      level = VIPS_FAIL_ON_WARNING
     }
     let factor = ShrinkOnLoad.factor(loader: header.loader, shrink: shrink(header))
     let options = ShrinkOnLoad.options(loader: header.loader, factor: factor)
     do {
       var loaded = try create("load", source: name, anchors: [storage]) { out in
         cvips_image_new_from_buffer_options(
-          storage.start, storage.count, options, out, VIPS_ACCESS_SEQUENTIAL,
-          VIPS_FAIL_ON_TRUNCATED)
+          storage.start, storage.count, options, out, VIPS_ACCESS_SEQUENTIAL, level)
       }
       if header.orientation != 1 {
         // Turning needs the whole image: compute it once, then turn it in memory.
@@ -52,7 +62,9 @@ extension VipsImage {
       let managed = keeps ? loaded : try loaded.toSRGB()
       return (try managed.materializedOnThisThread(), header, factor)
     } catch {
-      throw error.classified(truncated: TruncationCheck.isTruncated(bytes: bytes))
+      if restoresEndMarker { throw .truncated(source: name, message: TruncationCheck.endsEarly) }
+      throw error.classified(
+        truncated: TruncationCheck.isTruncated(bytes: bytes), operation: "load")
     }
   }
 }
