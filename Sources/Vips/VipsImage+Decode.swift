@@ -36,20 +36,12 @@ extension VipsImage {
   ) throws(VipsError) -> (image: VipsImage, header: ImageHeader, shrunkBy: Int) {
     let probe = try VipsImage(bytes: bytes, name: name, limits: limits)
     let header = probe.header
-    guard var storage = probe.anchors.first as? ByteBuffer else {
+    guard let storage = probe.anchors.first as? ByteBuffer else {
       throw .invalidArgument(operation: "decode", message: "no bytes to read")
-    }
-    var level = failOn.libvips
-    let restoresEndMarker = failOn == .truncated && TruncationCheck.lacksEndMarker(jpeg: bytes)
-    if restoresEndMarker {
-      // Scans whole but no EOI: decode with the marker put back, refusing any warning,
-      // so that a scan cut short (libjpeg: "premature end of data segment") still fails.
-      storage = ByteBuffer(copying: bytes + TruncationCheck.jpegEndMarker)
-      level = VIPS_FAIL_ON_WARNING
     }
     let factor = ShrinkOnLoad.factor(loader: header.loader, shrink: shrink(header))
     let options = ShrinkOnLoad.options(loader: header.loader, factor: factor)
-    do {
+    func load(_ storage: ByteBuffer, _ level: VipsFailOn) throws(VipsError) -> VipsImage {
       var loaded = try create("load", source: name, anchors: [storage]) { out in
         cvips_image_new_from_buffer_options(
           storage.start, storage.count, options, out, VIPS_ACCESS_SEQUENTIAL, level)
@@ -60,9 +52,20 @@ extension VipsImage {
       }
       let keeps = loaded.isSRGBButForICCProfile && keepingICCProfile(header)
       let managed = keeps ? loaded : try loaded.toSRGB()
-      return (try managed.materializedOnThisThread(), header, factor)
+      return try managed.materializedOnThisThread()
+    }
+    do {
+      if failOn == .truncated, TruncationCheck.lacksEndMarker(jpeg: bytes) {
+        // No EOI: decode with the marker put back, refusing any warning, so that only a
+        // file whose scans are whole decodes (a scan cut short makes libjpeg warn).
+        let restored = ByteBuffer(copying: bytes + TruncationCheck.jpegEndMarker)
+        if let image = try? load(restored, VIPS_FAIL_ON_WARNING) {
+          return (image, header, factor)
+        }
+        // Cut short: the file as it is fails with libvips's own reason.
+      }
+      return (try load(storage, failOn.libvips), header, factor)
     } catch {
-      if restoresEndMarker { throw .truncated(source: name, message: TruncationCheck.endsEarly) }
       throw error.classified(
         truncated: TruncationCheck.isTruncated(bytes: bytes), operation: "load")
     }

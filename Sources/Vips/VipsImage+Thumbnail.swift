@@ -82,27 +82,26 @@ extension VipsImage {
     try checkBox(width: width, height: height)
     let probe = try VipsImage(bytes: bytes, name: name, limits: options.limits)
     let buffer = probe.anchors
-    guard var storage = buffer.first as? ByteBuffer else {
+    guard let storage = buffer.first as? ByteBuffer else {
       throw .invalidArgument(operation: "thumbnail", message: "no bytes to read")
     }
-    var failOn = options.failOn
-    let restoresEndMarker =
-      failOn == .truncated && TruncationCheck.lacksEndMarker(jpeg: bytes)
-    if restoresEndMarker {
-      // Scans whole but no EOI: decode with the marker put back, refusing any warning
-      // (a scan cut short warns), as ``decode(bytes:name:limits:failOn:keepingICCProfile:shrink:)``.
-      storage = ByteBuffer(copying: bytes + TruncationCheck.jpegEndMarker)
-      failOn = .warning
-    }
-    do {
-      return try create("thumbnail", source: name, anchors: [storage]) { out in
+    func load(_ storage: ByteBuffer, _ failOn: FailOn) throws(VipsError) -> VipsImage {
+      try create("thumbnail", source: name, anchors: [storage]) { out in
         cvips_thumbnail_buffer(
           storage.start, storage.count, out, Int32(width), Int32(height ?? width),
           options.crop.vips, options.size.vips, thumbnailLoadOptions(failOn),
           options.outputProfile)
       }.materialized()
+    }
+    do {
+      if options.failOn == .truncated, TruncationCheck.lacksEndMarker(jpeg: bytes) {
+        // As ``decode(bytes:name:limits:failOn:keepingICCProfile:shrink:)``: the marker
+        // put back, any warning refused; a file cut short fails as it is.
+        let restored = ByteBuffer(copying: bytes + TruncationCheck.jpegEndMarker)
+        if let image = try? load(restored, .warning) { return image }
+      }
+      return try load(storage, options.failOn)
     } catch {
-      if restoresEndMarker { throw .truncated(source: name, message: TruncationCheck.endsEarly) }
       throw error.classified(truncated: TruncationCheck.isTruncated(bytes: bytes))
     }
   }
