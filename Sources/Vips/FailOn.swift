@@ -15,7 +15,7 @@ import CVips
 /// ```
 public enum FailOn: String, Sendable, CaseIterable, CustomStringConvertible {
   /// Decode whatever the file holds: a JPEG cut mid-scan gives its decoded part, the
-  /// rest filled by libjpeg (grey); libvips's warnings are only collected
+  /// rest filled in by libjpeg, not the photo; libvips's warnings are only collected
   /// (``Vips/takeWarnings()``).
   case none
   /// Refuse a file cut short (``VipsError/truncated(source:message:)``); a JPEG missing
@@ -24,8 +24,8 @@ public enum FailOn: String, Sendable, CaseIterable, CustomStringConvertible {
   /// As libvips's `error`: refuse a file cut short, a missing EOI marker included, and
   /// any error the loader reports.
   case error
-  /// As libvips's `warning`: refuse a file the loader warns about at all (extraneous
-  /// bytes, a missing EOI marker, a bad profile), the strictest.
+  /// As libvips's `warning`: refuse a file the loader warns about at all (libjpeg's
+  /// "Corrupt JPEG data" for a stray marker, a missing EOI marker), the strictest.
   case warning
 
   public var description: String { rawValue }
