@@ -41,15 +41,21 @@ let package = Package(
       providers: [.apt(["liblcms2-dev"])]
     ),
     .target(name: "CVipsShim", dependencies: ["CVips", "CLCMS2"]),
-    .target(name: "Vips", dependencies: ["CVips", "CVipsShim"]),
+    // A mutex ThreadSanitizer sees (pthread), for every lock of the library.
+    .target(name: "Locking"),
+    .target(name: "Vips", dependencies: ["CVips", "CVipsShim", "Locking"]),
     .target(name: "ImageToolVersion"),
     .target(name: "ImageTables"),
     .target(name: "ImageToolPluginABI"),
-    .target(name: "CacheSharding", dependencies: ["ImageTables"]),
-    .target(name: "ImageProcessing", dependencies: ["Vips", "ImageTables", "ImageToolPluginABI"]),
-    .target(name: "ImageCaching", dependencies: ["Vips", "ImageTables", "ImageProcessing"]),
+    .target(name: "CacheSharding", dependencies: ["ImageTables", "Locking"]),
     .target(
-      name: "PhotoModels", dependencies: ["Vips", "ImageTables", "ImageProcessing", "ImageCaching"]),
+      name: "ImageProcessing",
+      dependencies: ["Vips", "ImageTables", "ImageToolPluginABI", "Locking"]),
+    .target(
+      name: "ImageCaching", dependencies: ["Vips", "ImageTables", "ImageProcessing", "Locking"]),
+    .target(
+      name: "PhotoModels",
+      dependencies: ["Vips", "ImageTables", "ImageProcessing", "ImageCaching", "Locking"]),
     .target(name: "ImageToolManifest", dependencies: ["ImageTables", "ImageProcessing"]),
     .target(
       name: "ImageToolPluginKit",
@@ -58,7 +64,7 @@ let package = Package(
       name: "ImageToolCLI",
       dependencies: [
         "Vips", "ImageTables", "ImageProcessing", "ImageCaching", "PhotoModels", "CacheSharding",
-        "ImageToolVersion", "ImageToolManifest",
+        "ImageToolVersion", "ImageToolManifest", "Locking",
       ]),
     .target(name: "ImageToolEngine", dependencies: ["ImageToolCLI", "ImageProcessing"]),
     .target(
@@ -90,7 +96,7 @@ let package = Package(
     // The test images every test target uses: kept in Tests/Fixtures, or made there with
     // libvips at test time (Tests/Fixtures/README.md).
     .target(
-      name: "TestFixtures", dependencies: ["Vips"], path: "Tests/Fixtures",
+      name: "TestFixtures", dependencies: ["Vips", "Locking"], path: "Tests/Fixtures",
       exclude: ["photos", "bad", "README.md", "CREDITS.md"]),
     .testTarget(name: "VipsTests", dependencies: ["Vips", "TestFixtures"]),
     .testTarget(name: "ImageTablesTests", dependencies: ["ImageTables", "TestFixtures"]),
@@ -98,20 +104,23 @@ let package = Package(
       name: "CacheShardingTests", dependencies: ["CacheSharding", "ImageTables", "TestFixtures"]),
     .testTarget(
       name: "ImageCachingTests",
-      dependencies: ["ImageCaching", "ImageProcessing", "ImageTables", "Vips", "TestFixtures"]),
+      dependencies: [
+        "ImageCaching", "ImageProcessing", "ImageTables", "Vips", "TestFixtures", "Locking",
+      ]),
     .testTarget(
       name: "PhotoModelsTests",
       dependencies: [
         "PhotoModels", "ImageCaching", "ImageProcessing", "ImageTables", "Vips", "TestFixtures",
+        "Locking",
       ]),
     .testTarget(
       name: "ImageProcessingTests",
-      dependencies: ["ImageProcessing", "ImageTables", "Vips", "TestFixtures"]),
+      dependencies: ["ImageProcessing", "ImageTables", "Vips", "TestFixtures", "Locking"]),
     .testTarget(
       name: "ImageToolCLITests",
       dependencies: [
         "ImageToolCLI", "ImageTables", "PhotoModels", "Vips", "imgtool", "Gallery", "TestFixtures",
-        "CacheSharding", "compare-caches", "ImageToolManifest", "ImageCaching",
+        "CacheSharding", "compare-caches", "ImageToolManifest", "ImageCaching", "Locking",
       ]),
   ],
   swiftLanguageModes: [.v6]

@@ -39,6 +39,7 @@
 #include "RowStrips.h"
 
 #include <lcms2.h>
+#include <pthread.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -61,8 +62,11 @@ typedef struct {
   uint64_t last_used;
 } Entry;
 
-static GMutex cache_lock;  /* the entries, the clock and the counts */
-static GMutex build_lock;  /* one build at a time: two photos with a new profile build once */
+/* pthread mutexes, not GLib's GMutex: GMutex locks with a bare futex that ThreadSanitizer
+ * does not see, so an app built with --sanitize=thread saw races on the cache. */
+static pthread_mutex_t cache_lock = PTHREAD_MUTEX_INITIALIZER; /* entries, clock, counts */
+/* One build at a time: two photos with a new profile build once. */
+static pthread_mutex_t build_lock = PTHREAD_MUTEX_INITIALIZER;
 static Entry *cache[CACHE_CAPACITY];
 static uint64_t clock_ticks;
 static GHashTable *builds_by_hash; /* FNV-1a of a profile's bytes -> transforms built */
@@ -74,9 +78,9 @@ static uint64_t fnv1a(const uint8_t *bytes, size_t length) {
 }
 
 static void entry_release(Entry *entry) {
-  g_mutex_lock(&cache_lock);
+  pthread_mutex_lock(&cache_lock);
   int left = --entry->references;
-  g_mutex_unlock(&cache_lock);
+  pthread_mutex_unlock(&cache_lock);
   if (left > 0) return;
   cmsDeleteTransform(entry->transform);
   free(entry->bytes);
@@ -86,7 +90,7 @@ static void entry_release(Entry *entry) {
 /* The cached entry for these bytes, retained for the caller, or NULL. */
 static Entry *cache_find(const uint8_t *bytes, size_t length, uint64_t hash) {
   Entry *found = NULL;
-  g_mutex_lock(&cache_lock);
+  pthread_mutex_lock(&cache_lock);
   for (int i = 0; i < CACHE_CAPACITY; i++) {
     Entry *entry = cache[i];
     if (entry && entry->hash == hash && entry->length == length &&
@@ -97,14 +101,14 @@ static Entry *cache_find(const uint8_t *bytes, size_t length, uint64_t hash) {
       break;
     }
   }
-  g_mutex_unlock(&cache_lock);
+  pthread_mutex_unlock(&cache_lock);
   return found;
 }
 
 /* Adds a new entry (with the cache's reference), evicting the least recently used. */
 static void cache_insert(Entry *entry) {
   Entry *evicted = NULL;
-  g_mutex_lock(&cache_lock);
+  pthread_mutex_lock(&cache_lock);
   int slot = 0;
   for (int i = 0; i < CACHE_CAPACITY; i++) {
     if (!cache[i]) {
@@ -122,7 +126,7 @@ static void cache_insert(Entry *entry) {
   *key = (gint64)entry->hash;
   int built = GPOINTER_TO_INT(g_hash_table_lookup(builds_by_hash, key));
   g_hash_table_replace(builds_by_hash, key, GINT_TO_POINTER(built + 1));
-  g_mutex_unlock(&cache_lock);
+  pthread_mutex_unlock(&cache_lock);
   if (evicted) entry_release(evicted);
 }
 
@@ -261,14 +265,14 @@ static Verdict profile_for(VipsImage *in, const uint8_t *bytes, size_t length, E
   const uint64_t hash = fnv1a(bytes, length);
   Entry *cached = cache_find(bytes, length, hash);
   if (!cached) {
-    g_mutex_lock(&build_lock);
+    pthread_mutex_lock(&build_lock);
     cached = cache_find(bytes, length, hash); /* built while this thread waited */
     if (!cached) {
       Verdict verdict = build_entry(in, bytes, length, hash, entry, warnings);
-      g_mutex_unlock(&build_lock);
+      pthread_mutex_unlock(&build_lock);
       return verdict;
     }
-    g_mutex_unlock(&build_lock);
+    pthread_mutex_unlock(&build_lock);
   }
   /* The cache holds profiles that passed every check but those of the image's bands. */
   if (!fits_image(in, cached->bands, warnings)) {
@@ -384,9 +388,9 @@ fail:
 int cvips_icc_transforms_built(const void *profile, size_t length) {
   const uint64_t hash = fnv1a(profile, length);
   gint64 key = (gint64)hash;
-  g_mutex_lock(&cache_lock);
+  pthread_mutex_lock(&cache_lock);
   int built = builds_by_hash ? GPOINTER_TO_INT(g_hash_table_lookup(builds_by_hash, &key)) : 0;
-  g_mutex_unlock(&cache_lock);
+  pthread_mutex_unlock(&cache_lock);
   return built;
 }
 
@@ -405,12 +409,14 @@ int cvips_icc_transforms_built(const void *profile, size_t length) {
 
 static gint cmyk_imports_built, cmyk_imports_made;
 
-static gpointer build_cmyk_import(gpointer unused) {
-  (void)unused;
+static cmsHTRANSFORM cmyk_import; /* built once by build_cmyk_import, NULL if it failed */
+
+/* Run through pthread_once, which ThreadSanitizer sees (GLib's g_once it does not). */
+static void build_cmyk_import(void) {
   g_atomic_int_inc(&cmyk_imports_built);
   VipsBlob *blob = NULL;
   cmsHTRANSFORM transform = NULL;
-  if (vips_profile_load("cmyk", &blob, NULL) || !blob) return NULL;
+  if (vips_profile_load("cmyk", &blob, NULL) || !blob) return;
   size_t length;
   const void *bytes = vips_blob_get(blob, &length);
   cmsHPROFILE cmyk = cmsOpenProfileFromMem(bytes, (cmsUInt32Number)length);
@@ -421,7 +427,7 @@ static gpointer build_cmyk_import(gpointer unused) {
   if (cmyk) cmsCloseProfile(cmyk);
   if (xyz) cmsCloseProfile(xyz);
   vips_area_unref(VIPS_AREA(blob));
-  return transform;
+  cmyk_import = transform;
 }
 
 typedef struct {
@@ -444,12 +450,13 @@ static void cmyk_row(const VipsPel *in, int y, int width, void *context) {
 }
 
 int cvips_cmyk_to_xyz_cached(VipsImage *in, VipsImage **out) {
-  static GOnce once = G_ONCE_INIT;
+  static pthread_once_t once = PTHREAD_ONCE_INIT;
   *out = NULL;
   if (in->BandFmt != VIPS_FORMAT_UCHAR || in->Coding != VIPS_CODING_NONE || in->Bands != 4 ||
       in->Type != VIPS_INTERPRETATION_CMYK)
     return 1;
-  cmsHTRANSFORM transform = g_once(&once, build_cmyk_import, NULL);
+  pthread_once(&once, build_cmyk_import);
+  cmsHTRANSFORM transform = cmyk_import;
   if (!transform) return 1;
 
   VipsImage *image = vips_image_new_memory();

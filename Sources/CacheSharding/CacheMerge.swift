@@ -1,6 +1,6 @@
 import Foundation
 import ImageTables
-import Synchronization
+import Locking
 
 /// Merges the caches of a sharded render into one (`imgtool merge`).
 ///
@@ -301,7 +301,7 @@ struct FormatSources {
 
 /// What a table reported while it was read, to name why an entry was a miss.
 final class EventLog: Sendable {
-  private let events = Mutex<[ImageTableEvent]>([])
+  private let events = Lock<[ImageTableEvent]>([])
 
   func append(_ event: ImageTableEvent) { events.withLock { $0.append(event) } }
 

@@ -16,6 +16,9 @@ public struct CacheConfiguration: Sendable {
   public var protection: ProtectionState
   /// Header limits checked before any decode.
   public var limits: ImageLimits
+  /// How damaged a source may be and still fill (libvips's `fail_on`): the default
+  /// refuses a file cut short but fills from a JPEG missing only its EOI marker.
+  public var failOn: FailOn
   /// The cache's own worker threads, which run every fill's decode, pipelines,
   /// rasterising and writes (never Swift's cooperative pool); the default is the
   /// number of cores.
@@ -39,7 +42,7 @@ public struct CacheConfiguration: Sendable {
     directory: URL, formats: [ImageFormat], device: DeviceClass = .server,
     background: RGBA = RGBA(255, 255, 255), registry: ProcessorRegistry = .withBuiltIns(),
     protection: ProtectionState = .alwaysUnlocked, limits: ImageLimits = .standard,
-    workers: Int = ProcessInfo.processInfo.activeProcessorCount,
+    failOn: FailOn = .truncated, workers: Int = ProcessInfo.processInfo.activeProcessorCount,
     loader: any SourceLoader = FileURLLoader(),
     report: @escaping @Sendable (ImageTableEvent) -> Void = { _ in },
     releasesWrittenPages: Bool = false, readOnly: Bool = false, waitForWriter: Bool = false
@@ -51,6 +54,7 @@ public struct CacheConfiguration: Sendable {
     self.registry = registry
     self.protection = protection
     self.limits = limits
+    self.failOn = failOn
     self.workers = workers
     self.loader = loader
     self.report = report

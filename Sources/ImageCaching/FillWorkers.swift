@@ -1,5 +1,5 @@
 import Foundation
-import Synchronization
+import Locking
 
 /// The threads of one cache that fills run on: decoding, pipelines, rasterising and
 /// table writes are synchronous, CPU-bound work, and on Swift's cooperative pool (one
@@ -23,7 +23,7 @@ final class FillWorkers: Sendable {
   }
 
   let count: Int
-  private let queue = Mutex(Queue())
+  private let queue = Lock(Queue())
   /// Signalled once per job submitted, and once per thread when stopping.
   private let available = DispatchSemaphore(value: 0)
 

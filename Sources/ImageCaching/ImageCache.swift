@@ -1,12 +1,18 @@
 import Foundation
 import ImageProcessing
 import ImageTables
-import Synchronization
+import Locking
 import Vips
 
 /// The image cache (FastImageCache's `FICImageCache`): formats, their tables, fills
 /// from one decode per family, and retrieval with no decode and no copy.
 ///
+/// <!-- snippet context: import ImageTables -->
+/// <!-- snippet context: let cacheURL = URL(fileURLWithPath: ".imgtool-cache") -->
+/// <!-- snippet context: let small = try ImageFormat( -->
+/// <!-- snippet context:   name: "avatar.small", width: 32, height: 32) -->
+/// <!-- snippet context: let formats = [small] -->
+/// <!-- snippet context: func draw(_ bitmap: Bitmap) {} -->
 /// ```swift
 /// let cache = try ImageCache(configuration: .init(directory: cacheURL, formats: formats))
 /// let ada = Entity(id: "people/ada", sourceVersion: "v3", source: .file("ada.jpg"))
@@ -28,7 +34,7 @@ public final class ImageCache: Sendable {
   private let pipelines: [String: Pipeline]
   private let workers: FillWorkers
   private let loads: WorkLimiter
-  private let state = Mutex(State())
+  private let state = Lock(State())
 
   private struct State {
     var operations: [FillOperation.Key: FillOperation] = [:]
@@ -283,6 +289,10 @@ public final class ImageCache: Sendable {
   /// letting go of a cache that another writer, in this process or another, opens next
   /// (or call ``close()``, which lets go of the locks whether or not the cache goes):
   ///
+  /// <!-- snippet context: let folder = URL(fileURLWithPath: ".imgtool-cache") -->
+  /// <!-- snippet context: let setup = CacheConfiguration(directory: folder, formats: []) -->
+  /// <!-- snippet context: let cache = try ImageCache(configuration: setup) -->
+  /// <!-- snippet context: let photo = Entity(id: "a", sourceVersion: "1", source: .file("a")) -->
   /// ```swift
   /// _ = try await cache.fill(photo, family: "avatar")
   /// await cache.waitForFills()  // the tables are released when `cache` goes
@@ -561,10 +571,12 @@ public final class ImageCache: Sendable {
     do {
       if let bytes = source.bytes {
         return try SourceDecoder.decode(
-          bytes: bytes, name: source.name, for: consumers, limits: configuration.limits)
+          bytes: bytes, name: source.name, for: consumers, limits: configuration.limits,
+          failOn: configuration.failOn)
       }
       return try SourceDecoder.decode(
-        file: source.name, for: consumers, limits: configuration.limits)
+        file: source.name, for: consumers, limits: configuration.limits,
+        failOn: configuration.failOn)
     } catch {
       throw .source(entityID: entity.id, source: source.name, error: error)
     }

@@ -9,12 +9,18 @@ import Vips
 /// names it in errors and can only add to the fingerprint (state its arguments do not
 /// hold); `arguments.identifier` (`name@version(parameter: value, ...)`) is the usual one.
 ///
+/// <!-- snippet context: import Vips -->
 /// ```swift
 /// struct Invert: ImageProcessor {
 ///   let arguments: ProcessorArguments
 ///   var identifier: String { arguments.identifier }
 ///   func process(_ image: VipsImage, context: ProcessingContext) throws -> VipsImage {
-///     try image.toSRGB().linear([-1, -1, -1], [255, 255, 255])
+///     // 255 - each colour band; an alpha band, if there is one, is kept as it is.
+///     let srgb = try image.toSRGB()
+///     let alpha = srgb.hasAlpha
+///     return try srgb.linear(
+///       alpha ? [-1, -1, -1, 1] : [-1, -1, -1], alpha ? [255, 255, 255, 0] : [255, 255, 255],
+///       clampToUInt8: true)
 ///   }
 /// }
 /// ```

@@ -4,6 +4,7 @@ import ImageToolPluginABI
 /// Loads processor plugins: shared libraries that register processors through the C
 /// interface in `ImageToolPlugin.h`.
 ///
+/// <!-- snippet context: let registry = ProcessorRegistry.withBuiltIns() -->
 /// ```swift
 /// let names = try PluginLoader.load(path: "libSepiaPlugin.so", into: registry)
 /// ```

@@ -1,4 +1,4 @@
-import Synchronization
+import Locking
 
 /// A scratchpad shared by the formats of one fill, which all start from the same
 /// decoded image: a processor keeps what it learned about that image (where attention
@@ -6,7 +6,7 @@ import Synchronization
 ///
 /// Values must depend only on the source image and the key, never on the format.
 public final class ProcessingMemo: Sendable {
-  private let values = Mutex<[String: [Double]]>([:])
+  private let values = Lock<[String: [Double]]>([:])
 
   public init() {}
 

@@ -1,8 +1,14 @@
-import Synchronization
+import Locking
 
 /// The processors a pipeline spec can name, by name: the built-ins, your own, and
 /// those loaded from plugins.
 ///
+/// <!-- snippet context: import Vips -->
+/// <!-- snippet context: struct Invert: ImageProcessor {  // ImageProcessor's example -->
+/// <!-- snippet context:   var identifier: String { "invert@1" } -->
+/// <!-- snippet context:   func process(_ image: VipsImage, context: ProcessingContext) -->
+/// <!-- snippet context:     -> VipsImage { image } -->
+/// <!-- snippet context: } -->
 /// ```swift
 /// let registry = ProcessorRegistry.withBuiltIns()
 /// try registry.register(
@@ -10,10 +16,10 @@ import Synchronization
 /// let pipeline = try registry.pipeline("fill(crop: attention) | invert")
 /// ```
 public final class ProcessorRegistry: Sendable {
-  private let definitions = Mutex<[String: ProcessorDefinition]>([:])
+  private let definitions = Lock<[String: ProcessorDefinition]>([:])
   /// The plugin libraries loaded into this registry, by resolved path, with the names
   /// each registered (see ``PluginLoader/loadOnce(path:into:)``).
-  let loadedPlugins = Mutex<[String: [String]]>([:])
+  let loadedPlugins = Lock<[String: [String]]>([:])
 
   public init() {}
 

@@ -7,8 +7,16 @@ import Vips
 /// it becomes 8-bit sRGB first; then `bgra32` keeps alpha (premultiplied on store),
 /// the opaque styles blend it onto the background, and `gray8` takes luminance.
 ///
+/// <!-- snippet context: import ImageTables -->
+/// <!-- snippet context: import Vips -->
+/// <!-- snippet context: let image = try VipsImage(file: "photo.jpg").resized(scale: 0.1) -->
+/// <!-- snippet context: let avatar = try ImageFormat(name: "avatar", width: 64, height: 64) -->
+/// <!-- snippet context: let folder = URL(fileURLWithPath: ".imgtool-cache") -->
+/// <!-- snippet context: let table = try ImageTable(format: avatar, directory: folder) -->
+/// <!-- snippet context: let (id, version) = ("people/ada.jpg", "3f2a") -->
 /// ```swift
-/// let raster = try Rasterizer.prepare(image, style: .bgra32, background: .white, slot: (64, 64))
+/// let raster = try Rasterizer.prepare(
+///   image, style: .bgra32, background: RGBA(255, 255, 255), slotWidth: 64, slotHeight: 64)
 /// try table.write(entityID: id, sourceVersion: version, width: raster.width, height: raster.height) {
 ///   raster.draw(into: $0)
 /// }

@@ -24,6 +24,10 @@ public enum SourceDecoder {
   /// its context, so that sizes and crops are computed in the photo's coordinates, not
   /// the decode's (which may be shrunk on load):
   ///
+  /// <!-- snippet context: let pipeline = try ProcessorRegistry.withBuiltIns().pipeline("fill") -->
+  /// <!-- snippet context: import ImageTables -->
+  /// <!-- snippet context: let avatar = try ImageFormat(name: "avatar", width: 64, height: 64) -->
+  /// <!-- snippet context: let context = ProcessingContext(format: avatar, entityID: "ada.jpg") -->
   /// ```swift
   /// let decoded = try SourceDecoder.decode(file: "ada.jpg", for: [(pipeline, context)])
   /// var processing = context
@@ -43,10 +47,11 @@ public enum SourceDecoder {
   /// Decodes bytes once for every consumer: the loader shrinks only as much as the
   /// consumer that shrinks least allows (libvips thumbnail's shrink-on-load rule).
   public static func decode(
-    bytes: [UInt8], name: String, for consumers: [Consumer], limits: ImageLimits = .standard
+    bytes: [UInt8], name: String, for consumers: [Consumer], limits: ImageLimits = .standard,
+    failOn: FailOn = .truncated
   ) throws(VipsError) -> Decoded {
     let (image, header, factor) = try VipsImage.decode(
-      bytes: bytes, name: name, limits: limits,
+      bytes: bytes, name: name, limits: limits, failOn: failOn,
       keepingICCProfile: { header in
         !consumers.isEmpty
           && consumers.allSatisfy {
@@ -70,11 +75,12 @@ public enum SourceDecoder {
 
   /// Decodes a file once for every consumer; see ``decode(bytes:name:for:limits:)``.
   public static func decode(
-    file path: String, for consumers: [Consumer], limits: ImageLimits = .standard
+    file path: String, for consumers: [Consumer], limits: ImageLimits = .standard,
+    failOn: FailOn = .truncated
   )
     throws(VipsError) -> Decoded
   {
-    try decode(bytes: read(path), name: path, for: consumers, limits: limits)
+    try decode(bytes: read(path), name: path, for: consumers, limits: limits, failOn: failOn)
   }
 
   /// Decodes the file once, upright, shrunk on load no further than every box allows

@@ -7,6 +7,10 @@ import Synchronization
 /// change: the table will not evict, overwrite, delete or unmap the entry under it
 /// (reset included); it reuses the slot only after the last reference goes.
 ///
+/// <!-- snippet context: let avatar = try ImageFormat(name: "avatar", width: 32, height: 32) -->
+/// <!-- snippet context: let folder = URL(fileURLWithPath: ".imgtool-cache") -->
+/// <!-- snippet context: let table = try ImageTable(format: avatar, directory: folder) -->
+/// <!-- snippet context: let hash = "3f2a" -->
 /// ```swift
 /// if let avatar = table.bitmap(entityID: "people/ada.jpg", sourceVersion: hash) {
 ///   let corner = avatar.pixel(x: 0, y: 0)  // straight RGBA

@@ -10,6 +10,8 @@ import Synchronization
 /// makes room. An entry becomes visible only once its pixels and record are complete,
 /// and after a crash only entries that verify are served.
 ///
+/// <!-- snippet context: let avatar = try ImageFormat(name: "avatar", width: 64, height: 64) -->
+/// <!-- snippet context: let cacheURL = URL(fileURLWithPath: ".imgtool-cache") -->
 /// ```swift
 /// let table = try ImageTable(format: avatar, directory: cacheURL)
 /// try table.write(entityID: "ada.jpg", sourceVersion: "v1", width: 64, height: 64) { canvas in

@@ -5,6 +5,7 @@ import Foundation
 /// While it lives, opening the table for writing fails (or waits, with
 /// `waitForWriter`), in this process and in every other; readers are not held up.
 ///
+/// <!-- snippet context: let cacheURL = URL(fileURLWithPath: ".imgtool-cache") -->
 /// ```swift
 /// let lock = try TableWriterLock(formatName: "avatar.small", directory: cacheURL)
 /// // ... build the new files beside, move them in ...

@@ -27,6 +27,7 @@ public struct ApplyCommand: Command {
       .init(
         "background", value: "colour",
         help: "What transparency is flattened onto for opaque styles (default #ffffff)."),
+      FailOnOption.spec,
     ],
     arguments: [
       .init("input", help: "The photo."),
@@ -58,6 +59,7 @@ public struct ApplyCommand: Command {
         option: "--background", value: backgroundText, reason: "expected #rgb, #rrggbb or #rrggbbaa"
       )
     }
+    let failOn = try FailOnOption.level(arguments)
     let (input, output) = (arguments.positionals[0], arguments.positionals[1])
     guard EncodedFormat(path: output) != nil else {
       throw CommandLineError.invalidValue(
@@ -76,7 +78,8 @@ public struct ApplyCommand: Command {
       pixelHeight: parts[1] * scale, scale: scale, style: style, entityID: input,
       background: background)
     do {
-      let source = try SourceDecoder.decode(file: input, for: [(pipeline, processing)])
+      let source = try SourceDecoder.decode(
+        file: input, for: [(pipeline, processing)], failOn: failOn)
       var processing = processing
       processing.geometry = source.geometry
       let processed = try pipeline.process(source.image, context: processing)

@@ -57,6 +57,7 @@ enum CacheOptions {
       workers: workers ?? ProcessInfo.processInfo.activeProcessorCount,
       report: { console.err("imgtool: warning: \($0)") }, releasesWrittenPages: batch)
     configuration.readOnly = readOnly
+    configuration.failOn = try FailOnOption.level(arguments)  // --fail-on, where a command has it
     configuration.waitForWriter = waitForWriter
     let cache: ImageCache
     do {

@@ -23,6 +23,7 @@ public struct InfoCommand: Command {
         help: "Refuse images with more pixels than this (default 100000000)."),
       .init(
         "max-dimension", value: "n", help: "Refuse images with a longer side (default 65535)."),
+      FailOnOption.spec,
     ],
     arguments: [.init("file", help: "Image files (JPEG, PNG, WebP, TIFF, GIF...).", repeats: true)]
   )
@@ -58,10 +59,12 @@ public struct InfoCommand: Command {
         "max-pixels", in: 1...1_000_000_000_000, default: ImageLimits.standard.maxPixels),
       maxDimension: try arguments.integer(
         "max-dimension", in: 1...10_000_000, default: ImageLimits.standard.maxDimension))
+    let failOn = try FailOnOption.level(arguments)
     var failed = 0
     for path in arguments.positionals {
       do {
-        let record = try describe(path, limits: limits, decode: !arguments.flag("header-only"))
+        let record = try describe(
+          path, limits: limits, decode: !arguments.flag("header-only"), failOn: failOn)
         if arguments.flag("json") {
           console.out(record.json.text)
         } else {
@@ -75,11 +78,14 @@ public struct InfoCommand: Command {
     return failed == 0 ? ExitCode.success : ExitCode.failure
   }
 
-  func describe(_ path: String, limits: ImageLimits, decode: Bool) throws(VipsError) -> Record {
+  func describe(_ path: String, limits: ImageLimits, decode: Bool, failOn: FailOn = .truncated)
+    throws(VipsError) -> Record
+  {
     let header = try VipsImage(file: path, limits: limits).header
     if decode {
       // Shrink-on-load makes this cheap; a truncated or corrupt body fails here.
-      _ = try VipsImage.thumbnail(file: path, width: 16, options: .init(limits: limits))
+      _ = try VipsImage.thumbnail(
+        file: path, width: 16, options: .init(limits: limits, failOn: failOn))
     }
     return Record(
       file: path, width: header.displayWidth, height: header.displayHeight, bands: header.bands,

@@ -1,5 +1,5 @@
 import Foundation
-import Synchronization
+import Locking
 
 /// Progress of a long job: a bar with count, rate and time left on a terminal, one
 /// plain line per item otherwise, nothing when quiet.
@@ -10,7 +10,7 @@ final class ProgressReporter: Sendable {
   let mode: Mode
   let console: Console
   private let start = ContinuousClock.now
-  private let done = Mutex(0)
+  private let done = Lock(0)
 
   init(total: Int, console: Console, quiet: Bool) {
     self.total = total

@@ -35,6 +35,7 @@ public struct RenderCommand: Command {
           "shard", value: "I/N",
           help: "Render only shard I of N (by a stable hash of the entity id); env/N takes I "
             + "from JOB_COMPLETION_INDEX, SLURM_ARRAY_TASK_ID or AWS_BATCH_JOB_ARRAY_INDEX."),
+        FailOnOption.spec,
       ] + CacheOptions.specs,
       arguments: [.init("path", help: "Photos, and folders of photos.", repeats: true)]
     )
@@ -118,6 +119,7 @@ public struct RenderCommand: Command {
     let jobs = try arguments.integer(
       "jobs", in: 1...256, default: ProcessInfo.processInfo.activeProcessorCount)
     let shard = try Self.shard(arguments)
+    _ = try FailOnOption.level(arguments)  // a bad level is named before any work
     let manifest = try CacheOptions.manifest(arguments)
     guard !manifest.formats(family: family).isEmpty else {
       let families = manifest.families.joined(separator: ", ")

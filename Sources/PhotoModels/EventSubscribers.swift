@@ -1,5 +1,5 @@
 import Foundation
-import Synchronization
+import Locking
 
 /// The streams handed out by an `events()` method, each kept until its consumer ends.
 ///
@@ -9,7 +9,7 @@ import Synchronization
 /// takes the lock, not an actor, so it is done by the time the ending call returns.
 /// When the owner goes, every stream still open finishes.
 final class EventSubscribers<Event: Sendable>: Sendable {
-  private let subscribers = Mutex([UUID: AsyncStream<Event>.Continuation]())
+  private let subscribers = Lock([UUID: AsyncStream<Event>.Continuation]())
 
   /// The subscribers whose streams have not terminated (for tests).
   var count: Int { subscribers.withLock { $0.count } }

@@ -8,6 +8,9 @@ import ImageTables
 /// side; photos outside the window are unloaded, so at most 2 x window + 1 photos are
 /// loaded however far a user pages.
 ///
+/// <!-- snippet context: let photos = (1...12).map { -->
+/// <!-- snippet context:   FilePhoto(path: "photos/\($0).jpg", width: 640, height: 480) -->
+/// <!-- snippet context: } -->
 /// ```swift
 /// let browser = PhotoBrowser(photos: photos, initialIndex: 3)
 /// browser.show()

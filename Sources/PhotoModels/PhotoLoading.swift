@@ -1,6 +1,6 @@
 import Foundation
 import ImageTables
-import Synchronization
+import Locking
 
 /// The load state machine of a ``Photo`` (IDMPhotoBrowser's
 /// `loadUnderlyingImageAndNotify` and `unloadUnderlyingImage`): one load at a time,
@@ -71,7 +71,7 @@ public final class PhotoLoading: Sendable {
     var answeredAtOnce = 0
     var progress = 0.0
   }
-  private let state = Mutex(State())
+  private let state = Lock(State())
 
   /// Tells the work of one load how far it has come.
   public struct ProgressReporter: Sendable {

@@ -30,6 +30,12 @@ public protocol PhotoScrubberDelegate: AnyObject {
 ///   selected; a touch that changes it tells the delegate, code that changes it does not.
 /// - Thumbnails that arrive later come in through ``didLoadThumbnail(_:at:)``.
 ///
+/// <!-- snippet context: import ImageTables -->
+/// <!-- snippet context: @MainActor final class Thumbnails: PhotoScrubberDataSource { -->
+/// <!-- snippet context:   func numberOfPhotos(in scrubber: PhotoScrubber) -> Int { 40 } -->
+/// <!-- snippet context:   func thumbnail(at i: Int, in _: PhotoScrubber) -> Bitmap? { nil } -->
+/// <!-- snippet context: } -->
+/// <!-- snippet context: let thumbnails = Thumbnails() -->
 /// ```swift
 /// let scrubber = PhotoScrubber(dataSource: thumbnails)
 /// scrubber.bounds = (768, 44)

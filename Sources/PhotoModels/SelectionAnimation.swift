@@ -3,6 +3,9 @@
 ///
 /// The model does not draw: drawing code samples the animation on each frame.
 ///
+/// <!-- snippet context: let scrubber = PhotoScrubber() -->
+/// <!-- snippet context: let now = PhotoScrubber.uptime() -->
+/// <!-- snippet context: func draw(selectionAt frame: Rect) {} -->
 /// ```swift
 /// if let animation = scrubber.setSelectedPhotoIndex(12, animated: true) {
 ///   let elapsed = now - animation.startTime

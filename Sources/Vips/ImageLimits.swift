@@ -3,6 +3,7 @@
 /// A decompression bomb (a tiny file whose header claims a huge image) is refused
 /// from its header alone, in milliseconds and without allocating for its pixels.
 ///
+/// <!-- snippet context: let path = "photo.jpg" -->
 /// ```swift
 /// let strict = ImageLimits(maxPixels: 20_000_000, maxDimension: 10_000)
 /// let image = try VipsImage(file: path, limits: strict)

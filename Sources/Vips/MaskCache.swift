@@ -1,4 +1,4 @@
-import Synchronization
+import Locking
 
 /// The masks made most recently, computed, by size and radius: every photo of a
 /// format uses the same one.
@@ -12,7 +12,7 @@ final class MaskCache: Sendable {
   /// Masks kept at most; the oldest go first.
   static let capacity = 32
   static let shared = MaskCache()
-  private let masks = Mutex<[(Key, VipsImage)]>([])
+  private let masks = Lock<[(Key, VipsImage)]>([])
 
   func mask(for key: Key) -> VipsImage? {
     masks.withLock { masks in masks.first { $0.0 == key }?.1 }

@@ -1,6 +1,6 @@
 import CVips
 import Foundation
-import Synchronization
+import Locking
 
 /// How ``Vips/start()`` starts libvips without loading its modules, and loads the
 /// trusted ones only when a file needs them.
@@ -29,7 +29,7 @@ enum ModuleLoading {
   }
 
   /// The folder of the modules not loaded yet; nil once loaded (or if libvips loaded them).
-  private static let deferredFolder = Mutex<String?>(nil)
+  private static let deferredFolder = Lock<String?>(nil)
 
   /// Loads the trusted modules if they were deferred and are not loaded yet; returns
   /// whether it loaded any (so that a lookup that failed is worth trying again).

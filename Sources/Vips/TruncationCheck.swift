@@ -9,6 +9,19 @@ enum TruncationCheck {
   /// How many bytes at the end to search for the end marker (encoders may pad after it).
   static let tailLength = 1024
 
+  /// Whether the file is a JPEG without an EOI marker in its tail.
+  static func isJPEGWithoutEndMarker(file path: String) -> Bool {
+    guard let handle = FileHandle(forReadingAtPath: path) else { return false }
+    defer { try? handle.close() }
+    let head = (try? handle.read(upToCount: 2)).map { [UInt8]($0) } ?? []
+    return head == [0xFF, 0xD8] && isTruncated(file: path)
+  }
+
+  /// The file's bytes, or nil if it cannot be read.
+  static func contents(of path: String) -> [UInt8]? {
+    FileManager.default.contents(atPath: path).map { [UInt8]($0) }
+  }
+
   static func isTruncated(file path: String) -> Bool {
     guard let handle = FileHandle(forReadingAtPath: path) else { return false }
     defer { try? handle.close() }
@@ -19,13 +32,27 @@ enum TruncationCheck {
     return isTruncated(head: head, tail: tail)
   }
 
+  /// The reason of a file judged cut short from its bytes, whatever libvips's shared
+  /// error buffer holds.
+  static let endsEarly = "the file ends before its end marker"
+
+  /// JPEG's end-of-image marker, EOI.
+  static let jpegEndMarker: [UInt8] = [0xFF, 0xD9]
+
+  /// Whether `jpeg` is a JPEG without an EOI marker in its tail: the file a browser
+  /// still shows when its scans are whole (``FailOn/truncated`` decides that by decoding
+  /// it with the marker put back).
+  static func lacksEndMarker(jpeg bytes: [UInt8]) -> Bool {
+    bytes.starts(with: [0xFF, 0xD8]) && isTruncated(bytes: bytes)
+  }
+
   static func isTruncated(bytes: [UInt8]) -> Bool {
     isTruncated(head: Array(bytes.prefix(8)), tail: Array(bytes.suffix(tailLength)))
   }
 
   static func isTruncated(head: [UInt8], tail: [UInt8]) -> Bool {
     if head.starts(with: [0xFF, 0xD8]) {  // JPEG: ends with EOI, FF D9
-      return !contains(tail, [0xFF, 0xD9])
+      return !contains(tail, jpegEndMarker)
     }
     if head.starts(with: [0x89, 0x50, 0x4E, 0x47]) {  // PNG: ends with the IEND chunk
       return !contains(tail, Array("IEND".utf8))

@@ -1,7 +1,6 @@
 import CVips
 import CVipsShim
 import Foundation
-import Synchronization
 
 /// The process-wide libvips runtime: start-up, settings and diagnostics.
 ///

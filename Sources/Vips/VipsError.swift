@@ -3,6 +3,7 @@
 /// Every case names the source it concerns (a file path, or `bytes` for an image
 /// held in memory) when there is one, so a message can be shown to a user as it is:
 ///
+/// <!-- snippet context: let path = "photos/broken.jpg" -->
 /// ```swift
 /// do { _ = try VipsImage(file: path) } catch { print(error) }
 /// // photos/broken.jpg: the file ends early (truncated): VipsJpeg: Premature end of JPEG file
@@ -76,15 +77,15 @@ public enum VipsError: Error, Sendable, Equatable, CustomStringConvertible {
   /// This decode failure, named from what the file itself shows: a file cut short is
   /// `.truncated` whatever message libvips's shared error buffer held, and a whole
   /// file is never called truncated because of another decode's message.
-  func classified(truncated: Bool) -> VipsError {
+  func classified(truncated: Bool, operation: String = "thumbnail") -> VipsError {
     switch self {
     case .truncated(let source, let message) where !truncated:
-      return .operationFailed(operation: "thumbnail", source: source, message: message)
+      return .operationFailed(operation: operation, source: source, message: message)
     case .operationFailed(_, let source?, let message) where truncated:
       let words = ["truncated", "premature end", "unexpected end"]
       let own = words.contains(where: message.lowercased().contains)
       return .truncated(
-        source: source, message: own ? message : "the file ends before its end marker")
+        source: source, message: own ? message : TruncationCheck.endsEarly)
     default:
       return self
     }

@@ -20,6 +20,10 @@ extension VipsImage {
   /// thumbnail does. Other photos (CMYK, greyscale, 16-bit) are made 8-bit sRGB all the
   /// same.
   ///
+  /// `failOn` says how damaged the bytes may be (``FailOn``; the default decodes a JPEG
+  /// missing only its EOI marker and refuses one cut short).
+  ///
+  /// <!-- snippet context: let jpeg = [UInt8](try Data(contentsOf: URL(filePath: "ada.jpg"))) -->
   /// ```swift
   /// let (decoded, header, factor) = try VipsImage.decode(bytes: jpeg, name: "ada.jpg") { header in
   ///   Double(min(header.displayWidth, header.displayHeight)) / 256
@@ -27,7 +31,7 @@ extension VipsImage {
   /// ```
   public static func decode(
     bytes: [UInt8], name: String = "bytes", limits: ImageLimits? = .standard,
-    keepingICCProfile: (ImageHeader) -> Bool = { _ in false },
+    failOn: FailOn = .truncated, keepingICCProfile: (ImageHeader) -> Bool = { _ in false },
     shrink: (ImageHeader) -> Double
   ) throws(VipsError) -> (image: VipsImage, header: ImageHeader, shrunkBy: Int) {
     let probe = try VipsImage(bytes: bytes, name: name, limits: limits)
@@ -37,11 +41,10 @@ extension VipsImage {
     }
     let factor = ShrinkOnLoad.factor(loader: header.loader, shrink: shrink(header))
     let options = ShrinkOnLoad.options(loader: header.loader, factor: factor)
-    do {
+    func load(_ storage: ByteBuffer, _ level: VipsFailOn) throws(VipsError) -> VipsImage {
       var loaded = try create("load", source: name, anchors: [storage]) { out in
         cvips_image_new_from_buffer_options(
-          storage.start, storage.count, options, out, VIPS_ACCESS_SEQUENTIAL,
-          VIPS_FAIL_ON_TRUNCATED)
+          storage.start, storage.count, options, out, VIPS_ACCESS_SEQUENTIAL, level)
       }
       if header.orientation != 1 {
         // Turning needs the whole image: compute it once, then turn it in memory.
@@ -49,9 +52,22 @@ extension VipsImage {
       }
       let keeps = loaded.isSRGBButForICCProfile && keepingICCProfile(header)
       let managed = keeps ? loaded : try loaded.toSRGB()
-      return (try managed.materializedOnThisThread(), header, factor)
+      return try managed.materializedOnThisThread()
+    }
+    do {
+      if failOn == .truncated, TruncationCheck.lacksEndMarker(jpeg: bytes) {
+        // No EOI: decode with the marker put back, refusing any warning, so that only a
+        // file whose scans are whole decodes (a scan cut short makes libjpeg warn).
+        let restored = ByteBuffer(copying: bytes + TruncationCheck.jpegEndMarker)
+        if let image = try? load(restored, VIPS_FAIL_ON_WARNING) {
+          return (image, header, factor)
+        }
+        // Cut short: the file as it is fails with libvips's own reason.
+      }
+      return (try load(storage, failOn.libvips), header, factor)
     } catch {
-      throw error.classified(truncated: TruncationCheck.isTruncated(bytes: bytes))
+      throw error.classified(
+        truncated: TruncationCheck.isTruncated(bytes: bytes), operation: "load")
     }
   }
 }

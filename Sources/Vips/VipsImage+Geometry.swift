@@ -32,6 +32,7 @@ extension VipsImage {
   /// then cropping, but an 8-bit image in memory that shrinks computes only the window
   /// (a fill of a 3:2 photo into a square keeps two thirds of the resize).
   ///
+  /// <!-- snippet context: let photo = try VipsImage(file: "photo.jpg") -->
   /// ```swift
   /// let square = try photo.resized(scale: 0.25, cropping: PixelRect(x: 40, y: 0, width: 218, height: 218))
   /// ```

@@ -6,6 +6,7 @@ extension VipsImage {
   /// (`.tif`, `.gif`, `.heic`, `.avif`, `.jpg`...), passing `options` to that saver in
   /// libvips's own syntax: `name=value` pairs, or bare names for booleans, comma-separated.
   ///
+  /// <!-- snippet context: let photo = try VipsImage(file: "photo.png") -->
   /// ```swift
   /// try photo.save(to: "photo.jpg", options: "Q=90,interlace")  // a progressive JPEG
   /// try photo.save(to: "photo.tif", options: "compression=lzw")

@@ -12,21 +12,26 @@ public struct ThumbnailOptions: Sendable, Equatable {
   /// A profile (`"srgb"` or a file) to transform an image with an embedded profile to,
   /// after the resize, as `vips thumbnail --export-profile` does; nil for none.
   public var outputProfile: String?
+  /// How damaged the file may be (``FailOn``): by default a file cut short fails, and a
+  /// JPEG missing only its EOI marker is drawn.
+  public var failOn: FailOn
 
   public init(
     crop: Interesting = .none, size: SizeMode = .both, limits: ImageLimits? = .standard,
-    outputProfile: String? = nil
+    outputProfile: String? = nil, failOn: FailOn = .truncated
   ) {
     self.crop = crop
     self.size = size
     self.limits = limits
     self.outputProfile = outputProfile
+    self.failOn = failOn
   }
 }
 
 extension VipsImage {
-  /// The loader options of every thumbnail: a truncated file is an error, not grey pixels.
-  static let thumbnailLoadOptions = "fail_on=truncated"
+  /// The loader options of a thumbnail: by default a truncated file is an error, not
+  /// grey pixels.
+  static func thumbnailLoadOptions(_ failOn: FailOn) -> String { "fail_on=\(failOn)" }
 
   /// Decodes a file straight to a thumbnail, using the loader's shrink-on-load
   /// (JPEG DCT scaling, WebP and PDF scaling...) so a large photo is never decoded whole.
@@ -46,6 +51,12 @@ extension VipsImage {
   ) throws(VipsError) -> VipsImage {
     try checkBox(width: width, height: height)
     _ = try VipsImage(file: path, limits: options.limits)
+    if options.failOn == .truncated, TruncationCheck.isJPEGWithoutEndMarker(file: path),
+      let bytes = TruncationCheck.contents(of: path)
+    {
+      // Judged from the bytes, with the marker put back (``FailOn/truncated``).
+      return try thumbnail(bytes: bytes, name: path, width: width, height: height, options: options)
+    }
     // A source, not a file name: libvips would read "[...]" in a name as load options.
     guard let fileSource = vips_source_new_from_file(path) else {
       throw VipsError.fromLibvips(operation: "thumbnail", source: path)
@@ -55,7 +66,7 @@ extension VipsImage {
       return try create("thumbnail", source: path) { out in
         cvips_thumbnail_source(
           fileSource, out, Int32(width), Int32(height ?? width), options.crop.vips,
-          options.size.vips, thumbnailLoadOptions, options.outputProfile)
+          options.size.vips, thumbnailLoadOptions(options.failOn), options.outputProfile)
       }.materialized()
     } catch {
       throw error.classified(truncated: TruncationCheck.isTruncated(file: path))
@@ -74,12 +85,22 @@ extension VipsImage {
     guard let storage = buffer.first as? ByteBuffer else {
       throw .invalidArgument(operation: "thumbnail", message: "no bytes to read")
     }
-    do {
-      return try create("thumbnail", source: name, anchors: buffer) { out in
+    func load(_ storage: ByteBuffer, _ failOn: FailOn) throws(VipsError) -> VipsImage {
+      try create("thumbnail", source: name, anchors: [storage]) { out in
         cvips_thumbnail_buffer(
           storage.start, storage.count, out, Int32(width), Int32(height ?? width),
-          options.crop.vips, options.size.vips, thumbnailLoadOptions, options.outputProfile)
+          options.crop.vips, options.size.vips, thumbnailLoadOptions(failOn),
+          options.outputProfile)
       }.materialized()
+    }
+    do {
+      if options.failOn == .truncated, TruncationCheck.lacksEndMarker(jpeg: bytes) {
+        // As ``decode(bytes:name:limits:failOn:keepingICCProfile:shrink:)``: the marker
+        // put back, any warning refused; a file cut short fails as it is.
+        let restored = ByteBuffer(copying: bytes + TruncationCheck.jpegEndMarker)
+        if let image = try? load(restored, .warning) { return image }
+      }
+      return try load(storage, options.failOn)
     } catch {
       throw error.classified(truncated: TruncationCheck.isTruncated(bytes: bytes))
     }

@@ -1,11 +1,11 @@
 import CVips
-import Synchronization
+import Locking
 
 /// Collects libvips's GLib warnings so that the library never writes to standard error.
 enum WarningLog {
   /// The most recent warnings kept; older ones are dropped.
   static let capacity = 256
-  private static let entries = Mutex<[String]>([])
+  private static let entries = Lock<[String]>([])
 
   static func install() {
     let levels =

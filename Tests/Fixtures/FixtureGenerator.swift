@@ -1,5 +1,5 @@
 import Foundation
-import Synchronization
+import Locking
 import Vips
 
 /// Makes the fixtures that are not kept in the repository, each once per test process,
@@ -7,11 +7,11 @@ import Vips
 enum FixtureGenerator {
   /// The path of one made fixture, once it is made.
   private final class Slot: Sendable {
-    let path = Mutex<String?>(nil)
+    let path = Lock<String?>(nil)
   }
 
   /// One slot per fixture asked for so far in this process, by name.
-  private static let slots = Mutex<[String: Slot]>([:])
+  private static let slots = Lock<[String: Slot]>([:])
 
   static func path(of name: String, recipe: Recipe) throws -> String {
     let slot = slots.withLock { slots in

@@ -1,4 +1,4 @@
-import Synchronization
+import Locking
 
 /// Holds every caller of ``pass()`` until ``open()``, so a test can act while work is
 /// known to be under way without guessing at times; it also tells when work that passed
@@ -21,7 +21,7 @@ public final class Gate: Sendable {
     var waitingForArrival: [CheckedContinuation<Void, Never>] = []
     var waitingForReturn: [CheckedContinuation<Void, Never>] = []
   }
-  private let state = Mutex(State())
+  private let state = Lock(State())
 
   public init() {}
 

@@ -20,6 +20,26 @@ public enum Generated {
     return path.path
   }
 
+  /// `hubble.jpg` without its final end-of-image marker (`FF D9`), every scan whole: the
+  /// file browsers show, as a download or a camera that stopped one write short leaves it.
+  public static func jpegWithoutEndMarker(in folder: URL) throws -> String {
+    let bytes = try Fixtures.bytes("hubble.jpg")
+    precondition(bytes.suffix(2) == [0xFF, 0xD9], "hubble.jpg ends with its EOI marker")
+    return try file("hubble-no-eoi.jpg", bytes: Array(bytes.dropLast(2)), in: folder)
+  }
+
+  /// `hubble.jpg`, whole, with a stray restart marker (`FF D3`) in the middle of its
+  /// scan: libjpeg decodes it with a warning ("Corrupt JPEG data: premature end of data
+  /// segment") and no error.
+  public static func jpegWithStrayMarker(in folder: URL) throws -> String {
+    let bytes = try Fixtures.bytes("hubble.jpg")
+    let scan = bytes.indices.first { bytes[$0] == 0xFF && bytes[$0 + 1] == 0xDA }!
+    var middle = (scan + bytes.count) / 2
+    while bytes[middle] == 0xFF || bytes[middle - 1] == 0xFF { middle += 1 }
+    let damaged = Array(bytes[..<middle]) + [0xFF, 0xD3] + Array(bytes[middle...])
+    return try file("hubble-stray-marker.jpg", bytes: damaged, in: folder)
+  }
+
   /// A valid PNG of a few bytes whose header claims `width` x `height` RGB pixels.
   public static func bombPNG(in folder: URL, width: UInt32, height: UInt32) throws -> String {
     var ihdr: [UInt8] = Array("IHDR".utf8)

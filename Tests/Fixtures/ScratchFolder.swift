@@ -1,5 +1,5 @@
 import Foundation
-import Synchronization
+import Locking
 
 #if canImport(Glibc)
   import Glibc
@@ -11,7 +11,7 @@ import Synchronization
 /// removed by the next test process.
 enum ScratchFolder {
   private static let prefix = "imagetool-tests-"
-  private static let root = Mutex<URL?>(nil)
+  private static let root = Lock<URL?>(nil)
 
   /// A new empty folder under this process's scratch folder.
   static func makeFolder(named name: String = UUID().uuidString) throws -> URL {

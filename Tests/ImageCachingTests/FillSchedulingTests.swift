@@ -1,7 +1,7 @@
 import Foundation
 import ImageProcessing
 import ImageTables
-import Synchronization
+import Locking
 import Testing
 import Vips
 
@@ -13,8 +13,8 @@ import Vips
 final class HoldingProbe: ImageProcessor, Sendable {
   var identifier: String { "holdingProbe@1" }
   let holding: String
-  private let runs = Mutex<[String]>([])
-  private let arrival = Mutex<(arrived: Bool, waiting: [CheckedContinuation<Void, Never>])>(
+  private let runs = Lock<[String]>([])
+  private let arrival = Lock<(arrived: Bool, waiting: [CheckedContinuation<Void, Never>])>(
     (false, []))
   private let gate = DispatchSemaphore(value: 0)
 
@@ -166,7 +166,7 @@ struct FillSchedulingTests {
     let broken = folder.appendingPathComponent("broken.jpg").path
     try Data("not an image".utf8).write(to: URL(fileURLWithPath: broken))
     let cache = try makeCache()
-    let failures = Mutex<[PrefetchFailure]>([])
+    let failures = Lock<[PrefetchFailure]>([])
     let good = entity("rocket.jpg")
     let bad = Entity(id: "broken", sourceVersion: "1", source: .file(broken))
     await cache.prefetch([good, bad], family: "avatar") { failure in
@@ -186,7 +186,7 @@ struct FillSchedulingTests {
 
 /// Notes the name of the thread it runs on.
 final class ThreadNameProbe: ImageProcessor, Sendable {
-  private let seen = Mutex<[String]>([])
+  private let seen = Lock<[String]>([])
   var identifier: String { "threadName@1" }
   var names: [String] { seen.withLock { $0 } }
 

@@ -1,7 +1,7 @@
 import Foundation
 import ImageProcessing
 import ImageTables
-import Synchronization
+import Locking
 import Testing
 import Vips
 
@@ -14,8 +14,8 @@ struct ProcessingMemoTests {
   final class MemoProbe: ImageProcessor, Sendable {
     var identifier: String { "memoProbe@1" }
     // The memos themselves, kept alive so that no two are ever the same object.
-    private let made = Mutex<[(memo: ProcessingMemo, count: Int)]>([])
-    private let asked = Mutex<[String]>([])
+    private let made = Lock<[(memo: ProcessingMemo, count: Int)]>([])
+    private let asked = Lock<[String]>([])
 
     var makes: [Int] { made.withLock { $0.map(\.count) } }
     var formats: [String] { asked.withLock { $0.sorted() } }

@@ -1,6 +1,6 @@
 import Foundation
 import ImageTables
-import Synchronization
+import Locking
 import TestFixtures
 import Testing
 
@@ -53,7 +53,7 @@ func entity(_ name: String, version: String = "v1") -> Entity {
 final class SlowLoader: SourceLoader, Sendable {
   let delay: Duration
   let answer: @Sendable (URL) throws -> [UInt8]
-  private let counts = Mutex((loads: 0, running: 0, mostAtOnce: 0))
+  private let counts = Lock((loads: 0, running: 0, mostAtOnce: 0))
 
   init(delay: Duration = .milliseconds(300), answer: @escaping @Sendable (URL) throws -> [UInt8]) {
     self.delay = delay

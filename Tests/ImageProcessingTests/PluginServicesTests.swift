@@ -1,7 +1,7 @@
 import Foundation
 import ImageTables
 import ImageToolPluginABI
-import Synchronization
+import Locking
 import Testing
 import Vips
 
@@ -20,7 +20,7 @@ enum HostProbePlugin {
   nonisolated(unsafe) static let callsKey = strdup("calls")
 
   /// The count each call reached, by spec: tests running at once use specs of their own.
-  private static let reached = Mutex([String: [Int]]())
+  private static let reached = Lock([String: [Int]]())
 
   static func counts(spec: String) -> [Int] { reached.withLock { $0[spec] ?? [] } }
 

@@ -49,7 +49,7 @@ struct ReadmeSnippetTests {
     for (number, snippet) in snippets.enumerated() {
       let file = folder.appendingPathComponent("snippet\(number + 1).swift")
       try snippet.write(to: file, atomically: true, encoding: .utf8)
-      let result = try typeCheck(file.path)
+      let result = try Self.typeCheck(file.path)
       #expect(
         result.status == 0,
         "\(document)'s Swift snippet \(number + 1) does not compile:\n\(result.output)\n\(snippet)")
@@ -60,14 +60,14 @@ struct ReadmeSnippetTests {
     let file = try Fixtures.temporaryFolder().appendingPathComponent("broken.swift")
     try "import ImageCaching\ncache.prefetch([bob], family: \"avatar\")\n"
       .write(to: file, atomically: true, encoding: .utf8)
-    let result = try typeCheck(file.path)
+    let result = try Self.typeCheck(file.path)
     #expect(result.status != 0)
     #expect(result.output.contains("cannot find 'cache' in scope"), "\(result.output)")
   }
 
   /// `swiftc -typecheck` of one file as a program, with this package's modules (and the
   /// C modules and libvips headers they import) on its search paths.
-  private func typeCheck(_ path: String) throws -> (status: Int32, output: String) {
+  static func typeCheck(_ path: String) throws -> (status: Int32, output: String) {
     let build = Self.buildFolder
     var arguments = [
       "swiftc", "-typecheck", "-swift-version", "6", path,
@@ -86,7 +86,7 @@ struct ReadmeSnippetTests {
     return try run(arguments)
   }
 
-  private func run(_ arguments: [String]) throws -> (status: Int32, output: String) {
+  static func run(_ arguments: [String]) throws -> (status: Int32, output: String) {
     let process = Process()
     process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
     process.arguments = arguments

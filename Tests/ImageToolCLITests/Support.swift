@@ -1,11 +1,11 @@
 import Foundation
 import ImageToolCLI
-import Synchronization
+import Locking
 import TestFixtures
 
 /// A console that keeps what a command writes, for tests to read.
 final class CapturedConsole: Sendable {
-  private let lines = Mutex<(out: [String], err: [String])>(([], []))
+  private let lines = Lock<(out: [String], err: [String])>(([], []))
 
   var console: Console {
     Console(

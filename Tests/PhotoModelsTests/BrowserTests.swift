@@ -1,6 +1,6 @@
 import Foundation
 import ImageTables
-import Synchronization
+import Locking
 import Testing
 
 @testable import PhotoModels
@@ -12,7 +12,7 @@ final class ProbePhoto: Photo, @unchecked Sendable {
   let placeholderImage: Bitmap? = nil
   let videoURL: URL? = nil
   let loading: PhotoLoading
-  private let record = Mutex((loads: 0, unloads: 0))
+  private let record = Lock((loads: 0, unloads: 0))
 
   init(_ name: String, caption: String? = nil, inMemory: Bool = false) {
     self.name = name

@@ -1,7 +1,7 @@
 import Foundation
 import ImageCaching
 import ImageTables
-import Synchronization
+import Locking
 import TestFixtures
 import Testing
 
@@ -44,7 +44,7 @@ struct PhotoLoadingTests {
   /// Counts the load ends a photo reports, on its event stream and by notification.
   final class EndCounter: Sendable {
     final class Tally: Sendable {
-      let counts = Mutex((events: 0, failures: [String](), notifications: 0))
+      let counts = Lock((events: 0, failures: [String](), notifications: 0))
     }
     private let tally = Tally()
     nonisolated(unsafe) private let observer: any NSObjectProtocol

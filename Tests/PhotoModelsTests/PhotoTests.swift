@@ -1,7 +1,7 @@
 import Foundation
 import ImageCaching
 import ImageTables
-import Synchronization
+import Locking
 import TestFixtures
 import Testing
 
@@ -33,7 +33,7 @@ struct PhotoTests {
     let photo = FilePhoto(
       path: Self.bundled("coffee.png"), width: 60, height: 60, caption: "Coffee")
     #expect(photo.underlyingImage == nil)
-    let notified = Mutex(0)
+    let notified = Lock(0)
     let observer = NotificationCenter.default.addObserver(
       forName: .photoLoadingDidEnd, object: photo, queue: nil
     ) { _ in notified.withLock { $0 += 1 } }
@@ -165,7 +165,7 @@ struct PhotoTests {
 /// Serves the bundled photo a `test:` URL names, after a delay, counting loads.
 final class CountingLoader: SourceLoader, Sendable {
   let delay: Duration
-  private let count = Mutex(0)
+  private let count = Lock(0)
   init(delay: Duration = .milliseconds(100)) { self.delay = delay }
   var loads: Int { count.withLock { $0 } }
 

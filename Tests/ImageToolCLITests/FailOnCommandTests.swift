@@ -1,0 +1,118 @@
+import Foundation
+import TestFixtures
+import Testing
+
+/// `--fail-on LEVEL` on `render` and `apply`, with files made from `hubble.jpg`.
+@Suite("--fail-on")
+struct FailOnCommandTests {
+  private func json(_ lines: [String]) throws -> [String: Any] {
+    try #require(
+      try JSONSerialization.jsonObject(with: Data(lines.joined().utf8)) as? [String: Any])
+  }
+
+  /// A folder with a JPEG missing only its EOI marker and one cut mid-scan.
+  private func damagedPhotos() throws -> URL {
+    let folder = try Fixtures.temporaryFolder().appendingPathComponent("photos")
+    try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+    _ = try Generated.jpegWithoutEndMarker(in: folder)
+    _ = try Generated.truncatedJPEG(in: folder)
+    return folder
+  }
+
+  @Test func renderDrawsAMissingEndMarkerAndRefusesACutByDefault() async throws {
+    let photos = try damagedPhotos()
+    let cache = photos.deletingLastPathComponent().appendingPathComponent("cache").path
+    let result = await runTool([
+      "render", "--family", "avatar", "--cache", cache, "--json", photos.path,
+    ])
+    #expect(result.status == 1)
+    let summary = try json(result.out)
+    #expect(summary["written"] as? Int == 3)
+    let failed = try #require(summary["failed"] as? [[String: String]])
+    #expect(failed.map { $0["path"] } == [photos.path + "/truncated.jpg"])
+    #expect(failed.first?["error"]?.hasPrefix("the image data ends early (truncated): ") == true)
+  }
+
+  @Test func renderWithFailOnNoneDrawsBoth() async throws {
+    let photos = try damagedPhotos()
+    let cache = photos.deletingLastPathComponent().appendingPathComponent("cache").path
+    let result = await runTool([
+      "render", "--family", "avatar", "--fail-on", "none", "--cache", cache, "--json",
+      photos.path,
+    ])
+    #expect(result.status == 0, "\(result.err)")
+    let summary = try json(result.out)
+    #expect(summary["written"] as? Int == 6)
+    #expect((summary["failed"] as? [[String: String]])?.isEmpty == true)
+  }
+
+  @Test func anUnknownLevelIsAUsageErrorNamingTheLevels() async throws {
+    let result = await runTool([
+      "render", "--family", "avatar", "--fail-on", "bogus", "--cache",
+      try Fixtures.temporaryFolder().path, Paths.bundled("coffee.png"),
+    ])
+    #expect(result.status == 64)
+    #expect(
+      result.err.first
+        == "imgtool: invalid value 'bogus' for '--fail-on': expected none, truncated, error, warning"
+    )
+  }
+
+  /// `apply` of the file without its EOI marker writes the same image as of the whole
+  /// file; with `--fail-on warning` it is refused, as libvips refuses it.
+  @Test func applyDrawsAMissingEndMarkerAsTheWholeFile() async throws {
+    let folder = try Fixtures.temporaryFolder()
+    let cut = try Generated.jpegWithoutEndMarker(in: folder)
+    let arguments = ["apply", "--pipeline", "fill", "--size", "48x32"]
+    let fromCut = folder.appendingPathComponent("cut.png").path
+    let fromWhole = folder.appendingPathComponent("whole.png").path
+    #expect(await runTool(arguments + [cut, fromCut]).status == 0)
+    #expect(await runTool(arguments + [Paths.bundled("hubble.jpg"), fromWhole]).status == 0)
+    #expect(FileManager.default.contentsEqual(atPath: fromCut, andPath: fromWhole))
+    let strict = await runTool(arguments + ["--fail-on", "warning", cut, fromCut + ".png"])
+    #expect(strict.status == 1)
+    #expect(
+      strict.err.first?.hasPrefix("imgtool: \(cut): the image data ends early (truncated): ")
+        == true, "\(strict.err)")
+  }
+
+  @Test func applyWithFailOnWarningRefusesAJPEGLibjpegWarnsAbout() async throws {
+    let folder = try Fixtures.temporaryFolder()
+    let path = try Generated.jpegWithStrayMarker(in: folder)
+    let arguments = ["apply", "--pipeline", "fit", "--size", "32x32"]
+    let out = folder.appendingPathComponent("out.png").path
+    #expect(await runTool(arguments + [path, out]).status == 0)
+    let strict = await runTool(arguments + ["--fail-on", "warning", path, out])
+    #expect(strict.status == 1)
+    #expect(strict.err.first?.hasPrefix("imgtool: \(path): load failed: ") == true, "\(strict.err)")
+  }
+
+  /// `info` checks that the data decodes at the level given, as a render would.
+  @Test func infoChecksTheDecodeAtTheLevelGiven() async throws {
+    let folder = try Fixtures.temporaryFolder()
+    let withoutEOI = try Generated.jpegWithoutEndMarker(in: folder)
+    let cut = try Generated.truncatedJPEG(in: folder)
+    let line = "1000x872, 3 bands, 8-bit, srgb, jpegload, orientation 1, no alpha, ICC profile"
+    let lenient = await runTool(["info", withoutEOI])
+    #expect(lenient.status == 0)
+    #expect(lenient.out == ["\(withoutEOI): \(line)"])
+    let refused = await runTool(["info", cut])
+    #expect(refused.status == 1)
+    #expect(
+      refused.err.first?.hasPrefix("imgtool: \(cut): the image data ends early (truncated): ")
+        == true, "\(refused.err)")
+    let none = await runTool(["info", "--fail-on", "none", cut])
+    #expect(none.status == 0)
+    #expect(none.out == ["\(cut): \(line)"])
+    let strict = await runTool(["info", "--fail-on", "warning", withoutEOI])
+    #expect(strict.status == 1)
+  }
+
+  @Test func helpExplainsTheLevels() async throws {
+    for command in ["render", "apply", "info"] {
+      let help = await runTool(["help", command]).out.joined(separator: "\n")
+      #expect(help.contains("--fail-on <level>"), "\(command)")
+      #expect(help.contains("none (draw what decodes)"), "\(command)")
+    }
+  }
+}
