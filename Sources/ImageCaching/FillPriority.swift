@@ -4,8 +4,15 @@
 /// A request that joins a queued fill with a higher priority raises the fill's; a fill
 /// already running is not affected. Fills of one priority run in the order asked.
 ///
+/// <!-- snippet context: import ImageTables -->
+/// <!-- snippet context: func draw(_ bitmap: Bitmap) {} -->
+/// <!-- snippet context: let setup = CacheConfiguration(directory: URL(fileURLWithPath: "c"), formats: []) -->
+/// <!-- snippet context: let cache = try ImageCache(configuration: setup) -->
+/// <!-- snippet context: let ada = Entity(id: "ada", sourceVersion: "1", source: .file("ada.jpg")) -->
+/// <!-- snippet context: let friends = [ada] -->
 /// ```swift
 /// let visible = try await cache.image(for: ada, format: "avatar.small", priority: .high)
+/// draw(visible)
 /// cache.prefetch(friends, family: "avatar")  // .low, after what is on screen
 /// ```
 public enum FillPriority: Int, Sendable, Comparable, CaseIterable {

@@ -220,6 +220,9 @@ public final class ImageCache: Sendable {
   /// and they run at `priority` (``FillPriority/low`` unless said), after the fills of
   /// what is on screen.
   ///
+  /// <!-- snippet context: let setup = CacheConfiguration(directory: URL(fileURLWithPath: "c"), formats: []) -->
+  /// <!-- snippet context: let cache = try ImageCache(configuration: setup) -->
+  /// <!-- snippet context: let friends = [Entity(id: "a", sourceVersion: "1", source: .file("a"))] -->
   /// ```swift
   /// cache.prefetch(friends, family: "avatar") { failure in
   ///   print("not prefetched: \(failure)")  // names the entity, the format, what is wrong
@@ -315,9 +318,15 @@ public final class ImageCache: Sendable {
   /// Hits go on being served; every later fill fails with ``CacheError/closed(directory:)``.
   /// A second call does nothing.
   ///
+  /// <!-- snippet context: let cacheURL = URL(fileURLWithPath: ".imgtool-cache") -->
+  /// <!-- snippet context: import ImageTables -->
+  /// <!-- snippet context: let formats = [try ImageFormat(name: "a", width: 8, height: 8)] -->
+  /// <!-- snippet context: let setup = CacheConfiguration(directory: cacheURL, formats: formats) -->
+  /// <!-- snippet context: let cache = try ImageCache(configuration: setup) -->
   /// ```swift
   /// cache.close()
   /// let next = try ImageCache(configuration: .init(directory: cacheURL, formats: formats))
+  /// _ = next.formats
   /// ```
   public func close() {
     let directory = configuration.directory.path

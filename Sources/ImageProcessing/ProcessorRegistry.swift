@@ -5,7 +5,8 @@ import Locking
 ///
 /// <!-- snippet context: import Vips -->
 /// <!-- snippet context: struct Invert: ImageProcessor {  // ImageProcessor's example -->
-/// <!-- snippet context:   var identifier: String { "invert@1" } -->
+/// <!-- snippet context:   let arguments: ProcessorArguments -->
+/// <!-- snippet context:   var identifier: String { arguments.identifier } -->
 /// <!-- snippet context:   func process(_ image: VipsImage, context: ProcessingContext) -->
 /// <!-- snippet context:     -> VipsImage { image } -->
 /// <!-- snippet context: } -->

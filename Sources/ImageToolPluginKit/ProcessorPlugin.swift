@@ -9,6 +9,7 @@ import ImageToolPluginABI
 /// A plugin is a `.library(type: .dynamic)` product whose target depends on this
 /// module and exports the interface's two functions, each one line:
 ///
+/// <!-- snippet scope: file -->
 /// ```swift
 /// import ImageProcessing
 /// import ImageToolPluginKit

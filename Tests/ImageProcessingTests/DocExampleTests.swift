@@ -11,7 +11,8 @@ import Vips
 enum ImageProcessorExample {
   // example begins
   struct Invert: ImageProcessor {
-    var identifier: String { "invert@1" }
+    let arguments: ProcessorArguments
+    var identifier: String { arguments.identifier }
     func process(_ image: VipsImage, context: ProcessingContext) throws -> VipsImage {
       // 255 - each colour band; an alpha band, if there is one, is kept as it is.
       let srgb = try image.toSRGB()
@@ -60,8 +61,8 @@ struct DocExampleTests {
   func invertRunsOnPhotosWithAndWithoutAlpha(_ name: String) throws {
     let registry = ProcessorRegistry.withBuiltIns()
     try registry.register(
-      ProcessorDefinition(name: "invert", summary: "Negative.") { _ in
-        ImageProcessorExample.Invert()
+      ProcessorDefinition(name: "invert", summary: "Negative.") {
+        ImageProcessorExample.Invert(arguments: $0)
       })
     let photo = try VipsImage(file: Fixtures.path(name))
     let inverted = try registry.pipeline("invert").process(

@@ -21,6 +21,9 @@ import Testing
 ///
 ///   Each context line is Swift placed before the snippet, in order (imports go to the
 ///   top of the file). Errors are reported at the snippet's own file and line.
+/// - A snippet whose declarations belong at file scope (a plugin's `@_cdecl` functions, a
+///   global) says so with `<!-- snippet scope: file -->` above its fence: it is compiled
+///   as a file of a library (`-parse-as-library`), its code and context at the top level.
 @Suite("DocC snippets")
 struct DocCSnippetTests {
   /// One ```swift block of a doc comment.
@@ -34,6 +37,8 @@ struct DocCSnippetTests {
     /// The 1-based line of the snippet's first line of code.
     var line: Int
     var code: [String]
+    /// Whether the code stands at file scope rather than in a function body.
+    var fileScope = false
 
     var description: String { "\(file):\(line - 1)" }
 
@@ -49,6 +54,7 @@ struct DocCSnippetTests {
   }
 
   static let marker = "<!-- snippet context:"
+  static let fileScopeMarker = "<!-- snippet scope: file -->"
 
   /// The ```swift blocks of the `///` comments of one Swift file, in order.
   static func snippets(inFile path: String, relativePath: String, module: String) throws
@@ -58,12 +64,14 @@ struct DocCSnippetTests {
       .split(separator: "\n", omittingEmptySubsequences: false)
     var snippets: [Snippet] = []
     var context: [(line: Int, code: String)] = []
+    var fileScope = false
     var open: Snippet? = nil
     for (index, line) in lines.enumerated() {
       let trimmed = line.trimmingCharacters(in: .whitespaces)
       guard trimmed.hasPrefix("///") else {
         open = nil
         context = []
+        fileScope = false
         continue
       }
       var text = trimmed.dropFirst(3)
@@ -71,8 +79,10 @@ struct DocCSnippetTests {
       let body = text.trimmingCharacters(in: .whitespaces)
       if open == nil, body == "```swift" {
         open = Snippet(
-          file: relativePath, module: module, context: context, line: index + 2, code: [])
+          file: relativePath, module: module, context: context, line: index + 2, code: [],
+          fileScope: fileScope)
         context = []
+        fileScope = false
       } else if open != nil, body == "```" {
         snippets.append(open!)
         open = nil
@@ -81,8 +91,11 @@ struct DocCSnippetTests {
       } else if body.hasPrefix(marker), body.hasSuffix("-->") {
         let code = body.dropFirst(marker.count).dropLast(3)
         context.append((index + 1, code.trimmingCharacters(in: .whitespaces)))
+      } else if body == fileScopeMarker {
+        fileScope = true
       } else if !body.isEmpty {
         context = []
+        fileScope = false
       }
     }
     return snippets
@@ -111,7 +124,7 @@ struct DocCSnippetTests {
     let imports = snippets[0].imports
     var text = imports.map { "import \($0)\n" }.joined()
     for (number, snippet) in snippets.enumerated() {
-      text += "\n@MainActor func snippet\(number)() async throws {\n"
+      text += snippet.fileScope ? "\n" : "\n@MainActor func snippet\(number)() async throws {\n"
       var next = 0
       for (line, code) in snippet.context where !code.hasPrefix("import ") {
         // One directive for each run of adjacent lines: a declaration may span several.
@@ -121,7 +134,7 @@ struct DocCSnippetTests {
       }
       text += "#sourceLocation(file: \"\(snippet.file)\", line: \(snippet.line))\n"
       for line in snippet.code where !line.hasPrefix("import ") { text += line + "\n" }
-      text += "#sourceLocation()\n}\n"
+      text += "#sourceLocation()\n" + (snippet.fileScope ? "" : "}\n")
     }
     return text
   }
@@ -129,12 +142,17 @@ struct DocCSnippetTests {
   /// Type-checks `snippets`, one program per set of imports; the failures' compiler
   /// output.
   static func failures(of snippets: [Snippet], in folder: URL) throws -> [String] {
-    let groups = Dictionary(grouping: snippets) { $0.imports.joined(separator: ",") }
+    // A file-scope snippet is a program of its own: two could declare the same symbols.
+    let groups = Dictionary(grouping: snippets) {
+      $0.imports.joined(separator: ",") + ($0.fileScope ? " \($0)" : "")
+    }
     var failures: [String] = []
     for (number, key) in groups.keys.sorted().enumerated() {
       let file = folder.appendingPathComponent("docc\(number).swift")
-      try program(groups[key]!).write(to: file, atomically: true, encoding: .utf8)
-      let result = try ReadmeSnippetTests.typeCheck(file.path)
+      let group = groups[key]!
+      try program(group).write(to: file, atomically: true, encoding: .utf8)
+      let result = try ReadmeSnippetTests.typeCheck(
+        file.path, extraArguments: group[0].fileScope ? ["-parse-as-library"] : [])
       if result.status != 0 || result.output.contains("error:") { failures.append(result.output) }
     }
     return failures
@@ -186,6 +204,38 @@ struct DocCSnippetTests {
     #expect(
       failures.first?.contains(
         "Sources/Vips/Example.swift:12:17: error: cannot find 'photo' in scope")
+        == true, "\(failures)")
+  }
+
+  /// A file-scope snippet compiles as a library file: `@_cdecl` functions and a global
+  /// are fine there, and the same code inside a function body is not.
+  @Test func aFileScopeSnippetStandsAtTheTopLevel() throws {
+    let root = try Fixtures.temporaryFolder()
+    let folder = root.appendingPathComponent("Sources/Vips")
+    try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+    try """
+    /// <!-- snippet scope: file -->
+    /// ```swift
+    /// let answer: Int32 = 42
+    ///
+    /// @_cdecl("snippet_answer")
+    /// public func snippetAnswer() -> Int32 { answer }
+    /// ```
+    public enum Exported {}
+
+    /// ```swift
+    /// @_cdecl("snippet_answer_local")
+    /// public func snippetAnswer() -> Int32 { 42 }
+    /// ```
+    public enum NotExported {}
+    """.write(
+      to: folder.appendingPathComponent("Exported.swift"), atomically: true, encoding: .utf8)
+    let snippets = try Self.allSnippets(root: root)
+    #expect(snippets.map(\.fileScope) == [true, false])
+    #expect(try Self.failures(of: [snippets[0]], in: root).isEmpty)
+    let failures = try Self.failures(of: [snippets[1]], in: root)
+    #expect(
+      failures.first?.contains("error: attribute '_cdecl' can only be used in a non-local scope")
         == true, "\(failures)")
   }
 }

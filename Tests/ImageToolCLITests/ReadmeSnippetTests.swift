@@ -67,12 +67,15 @@ struct ReadmeSnippetTests {
 
   /// `swiftc -typecheck` of one file as a program, with this package's modules (and the
   /// C modules and libvips headers they import) on its search paths.
-  static func typeCheck(_ path: String) throws -> (status: Int32, output: String) {
+  static func typeCheck(_ path: String, extraArguments: [String] = []) throws -> (
+    status: Int32, output: String
+  ) {
     let build = Self.buildFolder
-    var arguments = [
-      "swiftc", "-typecheck", "-swift-version", "6", path,
-      "-I", build.appendingPathComponent("Modules").path,
-    ]
+    var arguments =
+      [
+        "swiftc", "-typecheck", "-swift-version", "6", path,
+        "-I", build.appendingPathComponent("Modules").path,
+      ] + extraArguments
     let moduleMaps = [
       Fixtures.packageRoot.appendingPathComponent("Sources/CVips/module.modulemap").path,
       Fixtures.packageRoot.appendingPathComponent("Sources/CLCMS2/module.modulemap").path,
