@@ -57,9 +57,10 @@ import Synchronization
 // (acquire) sees the committed record and pixels: new entries are visible to every
 // process at the next lookup.
 //
-// Use stamps: `clock` (header) counts commits; a hit stores the clock into its slot's
-// stamp when it differs (no write when already current). The writer orders eviction
-// by stamp, so hits in any process count as use.
+// Use stamps: `clock` (header) counts commits and uses; a hit of a slot whose stamp is
+// not the clock moves the clock on (an atomic add) and stores the new value as its
+// stamp; a hit of the slot used last writes nothing. The writer orders eviction by
+// stamp, so hits in any process count as use, in the order they came.
 //
 // Replacement: when the writer recreates the files (reset, a changed format, damage)
 // it stores `superseded = 1` [release] in the old shared file after the new files

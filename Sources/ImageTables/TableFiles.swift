@@ -136,9 +136,13 @@ final class TableFiles: @unchecked Sendable {
       }
       verified[slot].store(before, ordering: .relaxed)
     }
-    let clock = shared.clock.pointee.load(ordering: .relaxed)
-    if shared.stamps[slot].load(ordering: .relaxed) != clock {
-      shared.stamps[slot].store(clock, ordering: .relaxed)
+    // A use of an entry not used since the clock last moved moves it on, so uses between
+    // two writes keep their order (the writer evicts by stamp); a repeated use of the
+    // entry used last writes nothing.
+    if shared.stamps[slot].load(ordering: .relaxed) != shared.clock.pointee.load(ordering: .relaxed)
+    {
+      let stamp = shared.clock.pointee.wrappingAdd(1, ordering: .relaxed).newValue
+      shared.stamps[slot].store(stamp, ordering: .relaxed)
     }
     guard pin else { return .present }
     return .hit(

@@ -288,8 +288,8 @@ struct TableState {
     files.sequence(slot).pointee.store(committed, ordering: .sequentiallyConsistent)
     files.markVerified(slot, sequence: committed)
     let previous = find(entityID, hash: hash)
-    let clock = files.shared.clock.pointee.load(ordering: .relaxed) + 1
-    files.shared.clock.pointee.store(clock, ordering: .relaxed)
+    // An atomic add: readers move the clock on too (TableFiles.lookup).
+    let clock = files.shared.clock.pointee.wrappingAdd(1, ordering: .relaxed).newValue
     files.shared.stamps[slot].store(clock, ordering: .relaxed)
     slots[slot] = Slot(phase: .live, entityID: entityID, idHash: hash, sequence: committed)
     homeHashes[slot] = hash

@@ -1,0 +1,35 @@
+import Foundation
+import Testing
+
+@testable import ImageTables
+
+/// The least recently used entry is evicted first, and "used" counts every hit in the
+/// order the hits came, not only the writes: many reads between two writes (a grid
+/// redrawn, an up-to-date check over a list) keep their order.
+@Suite("Use order")
+struct UseOrderTests {
+  /// Ten entries written, all ten read, then three of them read again: three new entries
+  /// evict the three read least recently (t3, t4, t5), not those just read.
+  @Test func readsBetweenWritesKeepTheirOrder() throws {
+    let table = try ImageTable(format: makeFormat(maximumCount: 10), directory: Folder.make())
+    for index in 0..<10 { _ = try writeEntry(table, "t\(index)") }
+    for index in 0..<10 { #expect(table.contains(entityID: "t\(index)", sourceVersion: "v1")) }
+    for index in 0..<3 { #expect(table.bitmap(entityID: "t\(index)", sourceVersion: "v1") != nil) }
+    for index in 10..<13 { _ = try writeEntry(table, "t\(index)") }
+    let kept = Set(table.entries().map(\.entityID))
+    #expect(kept == Set(["t0", "t1", "t2", "t6", "t7", "t8", "t9", "t10", "t11", "t12"]))
+  }
+
+  /// A hit before a write stays older than the entry written after it, and a hit after
+  /// it is newer: the order of `entries()` is the order of last use.
+  @Test func entriesAreInTheOrderOfLastUse() throws {
+    let table = try ImageTable(format: makeFormat(), directory: Folder.make())
+    for id in ["a", "b", "c"] { _ = try writeEntry(table, id) }
+    #expect(table.bitmap(entityID: "a", sourceVersion: "v1") != nil)
+    _ = try writeEntry(table, "d")
+    #expect(table.bitmap(entityID: "b", sourceVersion: "v1") != nil)
+    // Hitting the entry used last again changes nothing.
+    #expect(table.bitmap(entityID: "b", sourceVersion: "v1") != nil)
+    #expect(table.entries().map(\.entityID) == ["c", "a", "d", "b"])
+  }
+}
