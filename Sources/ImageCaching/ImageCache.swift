@@ -10,7 +10,7 @@ import Vips
 /// <!-- snippet context: import ImageTables -->
 /// <!-- snippet context: let cacheURL = URL(fileURLWithPath: ".imgtool-cache") -->
 /// <!-- snippet context: let small = try ImageFormat( -->
-/// <!-- snippet context:   name: "avatar.small", width: 32, height: 32) -->
+/// <!-- snippet context:   name: "avatar.small", family: "avatar", width: 32, height: 32) -->
 /// <!-- snippet context: let formats = [small] -->
 /// <!-- snippet context: func draw(_ bitmap: Bitmap) {} -->
 /// ```swift
@@ -220,12 +220,14 @@ public final class ImageCache: Sendable {
   /// and they run at `priority` (``FillPriority/low`` unless said), after the fills of
   /// what is on screen.
   ///
-  /// <!-- snippet context: let setup = CacheConfiguration(directory: URL(fileURLWithPath: "c"), formats: []) -->
+  /// <!-- snippet context: import ImageTables -->
+  /// <!-- snippet context: let small = try ImageFormat(name: "avatar.small", family: "avatar", width: 32, height: 32) -->
+  /// <!-- snippet context: let setup = CacheConfiguration(directory: URL(fileURLWithPath: "c"), formats: [small]) -->
   /// <!-- snippet context: let cache = try ImageCache(configuration: setup) -->
   /// <!-- snippet context: let friends = [Entity(id: "a", sourceVersion: "1", source: .file("a"))] -->
   /// ```swift
   /// cache.prefetch(friends, family: "avatar") { failure in
-  ///   print("not prefetched: \(failure)")  // names the entity, the format, what is wrong
+  ///   print("not prefetched: \(failure.entity.id): \(failure.error)")
   /// }
   /// ```
   @discardableResult
@@ -241,6 +243,8 @@ public final class ImageCache: Sendable {
               _ = try await self.fill(
                 entity, family: family, only: nil, force: false, priority: priority, wants: [])
             } catch {
+              // Cancelling the prefetch's task is what its caller asked for, not a failure.
+              if case .cancelled = error, Task.isCancelled { return }
               onFailure?(PrefetchFailure(entity: entity, error: error))
             }
           }
@@ -293,7 +297,9 @@ public final class ImageCache: Sendable {
   /// (or call ``close()``, which lets go of the locks whether or not the cache goes):
   ///
   /// <!-- snippet context: let folder = URL(fileURLWithPath: ".imgtool-cache") -->
-  /// <!-- snippet context: let setup = CacheConfiguration(directory: folder, formats: []) -->
+  /// <!-- snippet context: import ImageTables -->
+  /// <!-- snippet context: let small = try ImageFormat(name: "avatar.small", family: "avatar", width: 32, height: 32) -->
+  /// <!-- snippet context: let setup = CacheConfiguration(directory: folder, formats: [small]) -->
   /// <!-- snippet context: let cache = try ImageCache(configuration: setup) -->
   /// <!-- snippet context: let photo = Entity(id: "a", sourceVersion: "1", source: .file("a")) -->
   /// ```swift

@@ -160,6 +160,27 @@ struct FillSchedulingTests {
       probe.names.allSatisfy { $0 == "cache fill 1" || $0 == "cache fill 2" }, "\(probe.names)")
   }
 
+  /// Cancelling a prefetch's task ends its queued fills, and that is not reported as a
+  /// failure of each; a fill that failed on its own still is.
+  @Test(.timeLimit(.minutes(1))) func aCancelledPrefetchReportsNoFailures() async throws {
+    let probe = HoldingProbe(holding: "held")
+    let cache = try probeCache(probe)
+    let held = Task { try await cache.fill(item("held"), family: "probe") }
+    await probe.waitUntilHolding()
+    let failures = Lock<[PrefetchFailure]>([])
+    let prefetch = cache.prefetch(
+      ["a", "b", "c"].map { item($0) }, family: "probe"
+    ) { failure in failures.withLock { $0.append(failure) } }
+    try await waitUntilAsked(cache, fills: 4)
+    prefetch.cancel()
+    await prefetch.value
+    probe.release()
+    _ = try await held.value
+    await cache.waitForFills()
+    #expect(failures.withLock { $0 }.isEmpty)
+    #expect(!probe.log.contains { $0.hasPrefix("a ") || $0.hasPrefix("b ") || $0.hasPrefix("c ") })
+  }
+
   /// What could not be prefetched is reported, entity by entity, with its error.
   @Test func prefetchReportsEachFailure() async throws {
     let folder = try Photos.temporaryFolder()
