@@ -6,7 +6,8 @@
 ///
 /// <!-- snippet context: import ImageTables -->
 /// <!-- snippet context: func draw(_ bitmap: Bitmap) {} -->
-/// <!-- snippet context: let setup = CacheConfiguration(directory: URL(fileURLWithPath: "c"), formats: []) -->
+/// <!-- snippet context: let small = try ImageFormat(name: "avatar.small", family: "avatar", width: 32, height: 32) -->
+/// <!-- snippet context: let setup = CacheConfiguration(directory: URL(fileURLWithPath: "c"), formats: [small]) -->
 /// <!-- snippet context: let cache = try ImageCache(configuration: setup) -->
 /// <!-- snippet context: let ada = Entity(id: "ada", sourceVersion: "1", source: .file("ada.jpg")) -->
 /// <!-- snippet context: let friends = [ada] -->
