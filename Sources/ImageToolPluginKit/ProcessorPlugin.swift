@@ -18,8 +18,12 @@ import ImageToolPluginABI
 /// struct Invert: ImageProcessor {
 ///   let identifier: String
 ///   func process(_ image: VipsImage, context: ProcessingContext) throws -> VipsImage {
-///     try image.toSRGB().extractingBands(0, count: 3)
-///       .linear([-1, -1, -1], [255, 255, 255], clampToUInt8: true)
+///     // 255 - each colour band; an alpha band, if there is one, is kept as it is.
+///     let srgb = try image.toSRGB()
+///     let alpha = srgb.hasAlpha
+///     return try srgb.linear(
+///       alpha ? [-1, -1, -1, 1] : [-1, -1, -1], alpha ? [255, 255, 255, 0] : [255, 255, 255],
+///       clampToUInt8: true)
 ///   }
 /// }
 ///
