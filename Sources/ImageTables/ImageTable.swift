@@ -263,7 +263,8 @@ public final class ImageTable: @unchecked Sendable {
     let height = height ?? layout.height
     try checkWritable(
       entityID: entityID, sourceVersion: sourceVersion, width: width, height: height)
-    let reservation = try reserve()
+    let hash = hashEntityID(entityID)
+    let reservation = try reserve(replacing: (entityID, hash))
     defer { writesInFlight.leave() }
     let files = reservation.files
     let canvas = EntryCanvas(
@@ -283,7 +284,6 @@ public final class ImageTable: @unchecked Sendable {
       base: UnsafeRawPointer(canvas.bytes.baseAddress!), mapping: nil, width: width,
       height: height, bytesPerRow: layout.bytesPerRow, style: layout.style, entityID: entityID,
       sourceVersion: sourceVersion, pin: files.pins + reservation.slot)
-    let hash = hashEntityID(entityID)
     state.withLock { state in
       _ = state.commit(
         reservation, entityID: entityID, sourceVersion: sourceVersion, width: width,
@@ -339,7 +339,9 @@ public final class ImageTable: @unchecked Sendable {
   /// A slot for a write, counted in ``writesInFlight`` (the caller leaves it). When every
   /// slot is pinned or being written, waits (this thread sleeps, growing from 1 ms to
   /// 16 ms a turn) for one to be let go, for up to ``slotPatience``.
-  private func reserve() throws(ImageTableError) -> Reservation {
+  private func reserve(replacing entity: (id: String, hash: UInt64))
+    throws(ImageTableError) -> Reservation
+  {
     let deadline = ContinuousClock.now + Self.slotPatience
     var pause = 1
     while true {
@@ -347,7 +349,7 @@ public final class ImageTable: @unchecked Sendable {
         return try closed.withLock { closed throws(ImageTableError) in
           if closed { throw .closed(format: format.name) }
           let reservation = try state.withLock { state throws(ImageTableError) in
-            try state.reserve(format: format)
+            try state.reserve(format: format, replacing: entity)
           }
           writesInFlight.enter()
           return reservation

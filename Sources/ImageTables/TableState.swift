@@ -236,12 +236,23 @@ struct TableState {
   /// Finds a slot for a new entry: a free one, a grown one, a retired one nobody pins
   /// any more, or the least recently used entry nobody pins. Marks its record as being
   /// written, so a crash while drawing leaves a miss.
-  mutating func reserve(format: ImageFormat) throws(ImageTableError) -> Reservation {
+  mutating func reserve(format: ImageFormat, replacing entity: (id: String, hash: UInt64)? = nil)
+    throws(ImageTableError) -> Reservation
+  {
     reclaimRetired()
     if freeSlots.isEmpty, slots.count < format.maximumCount {
       try grow(format: format)
     }
     var chosen = freeSlots.popLast().map(Int.init)
+    // A full table that already holds the entity being written gives up that entry first:
+    // the new one replaces it anyway, and evicting another would make a forced render of
+    // a full table push out the entries it has not rewritten yet.
+    if chosen == nil, let entity, let previous = find(entity.id, hash: entity.hash),
+      !files.shared.isPinned(previous)
+    {
+      remove(previous)
+      chosen = freeSlots.popLast().map(Int.init)
+    }
     if chosen == nil {
       refreshOrder()
       var candidate = oldest

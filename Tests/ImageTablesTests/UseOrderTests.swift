@@ -32,4 +32,32 @@ struct UseOrderTests {
     #expect(table.bitmap(entityID: "b", sourceVersion: "v1") != nil)
     #expect(table.entries().map(\.entityID) == ["c", "a", "d", "b"])
   }
+
+  /// A full table rewriting an entity it holds (a forced render) gives up that entity's
+  /// entry, not the least recently used one: every other entry stays.
+  @Test func rewritingAnEntryOfAFullTableEvictsNoOther() throws {
+    let table = try ImageTable(format: makeFormat(maximumCount: 3), directory: Folder.make())
+    for id in ["a", "b", "c"] { _ = try writeEntry(table, id) }
+    // The newest first: evicting the least recently used would take `a`, then `b`.
+    for id in ["c", "b"] { _ = try writeEntry(table, id, "v2") }
+    #expect(table.entries().map(\.entityID) == ["a", "c", "b"])
+    #expect(holdsExpectedPixels(try #require(table.bitmap(entityID: "a", sourceVersion: "v1"))))
+    for id in ["b", "c"] {
+      let entry = try #require(table.bitmap(entityID: id, sourceVersion: "v2"))
+      #expect(holdsExpectedPixels(entry))
+      #expect(table.bitmap(entityID: id, sourceVersion: "v1") == nil)
+    }
+  }
+
+  /// When the entity's own entry is pinned (a reader holds it), the rewrite evicts the
+  /// least recently used unpinned entry instead, and the held one stays valid.
+  @Test func aPinnedEntryBeingRewrittenStaysServedToItsHolder() throws {
+    let table = try ImageTable(format: makeFormat(maximumCount: 3), directory: Folder.make())
+    for id in ["a", "b", "c"] { _ = try writeEntry(table, id) }
+    let held = try #require(table.bitmap(entityID: "b", sourceVersion: "v1"))
+    _ = try writeEntry(table, "b", "v2")
+    #expect(holdsExpectedPixels(held) && held.sourceVersion == "v1")
+    #expect(Set(table.entries().map(\.entityID)) == ["b", "c"])
+    #expect(table.bitmap(entityID: "b", sourceVersion: "v2") != nil)
+  }
 }
