@@ -28,6 +28,7 @@ public struct ApplyCommand: Command {
         "background", value: "colour",
         help: "What transparency is flattened onto for opaque styles (default #ffffff)."),
       FailOnOption.spec,
+      CacheOptions.manifestSpec,
     ],
     arguments: [
       .init("input", help: "The photo."),
@@ -66,6 +67,7 @@ public struct ApplyCommand: Command {
         option: "<output>", value: output, reason: "the name must end in .png, .jpg, .jpeg or .webp"
       )
     }
+    try CacheOptions.loadManifestPlugins(arguments, context: context)
     let pipeline: Pipeline
     do {
       pipeline = try context.registry.pipeline(specText)

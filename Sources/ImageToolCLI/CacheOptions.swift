@@ -16,6 +16,17 @@ enum CacheOptions {
       help: "The formats (default: imgtool.json here if there is one, else the built-in)."),
   ]
 
+  /// `--manifest` alone, for commands that read no cache but use its processors.
+  static let manifestSpec = CommandSpec.Option(
+    "manifest", value: "file",
+    help: "Load the plugins this manifest names (default: imgtool.json here if there is one).")
+
+  /// Loads the plugins the manifest names (`"plugins"`), as a render of it would, so that
+  /// `processors` and `apply` know the processors its pipelines use.
+  static func loadManifestPlugins(_ arguments: ParsedArguments, context: CommandContext) throws {
+    try manifest(arguments).loadPlugins(into: context.registry)
+  }
+
   static func manifest(_ arguments: ParsedArguments) throws(ManifestError) -> Manifest {
     try Manifest.resolve(explicit: arguments.value("manifest"))
   }

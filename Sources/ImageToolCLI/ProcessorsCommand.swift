@@ -11,12 +11,16 @@ public struct ProcessorsCommand: Command {
     discussion: """
       A format's pipeline is one line of processors joined by '|', arguments by name: \
       fill(crop: attention) | circle | border(width: 2, color: "#ffffff"). Lengths are in \
-      points. Processors from --plugin libraries are listed too.
+      points. Processors from --plugin libraries, and from the plugins the manifest names \
+      (imgtool.json here, or --manifest), are listed too.
       """,
-    options: [.init("json", help: "Print one JSON array of processors.")]
+    options: [
+      .init("json", help: "Print one JSON array of processors."), CacheOptions.manifestSpec,
+    ]
   )
 
   public func run(_ arguments: ParsedArguments, context: CommandContext) async throws -> Int32 {
+    try CacheOptions.loadManifestPlugins(arguments, context: context)
     let definitions = context.registry.all
     if arguments.flag("json") {
       let list = definitions.map { definition in

@@ -65,6 +65,42 @@ struct ManifestPluginTests {
     #expect(both.status == 0, "\(both.err)")
   }
 
+  /// `processors` lists, and `apply` runs, the processors of the manifest's plugins, as a
+  /// render of it would: `apply` gives the pixels the render stored.
+  @Test func processorsAndApplyLoadTheManifestsPlugins() async throws {
+    let folder = try project(plugins: #"["plugins/libSepiaPlugin.so"]"#)
+    let manifest = folder.appendingPathComponent("imgtool.json").path
+    let listed = await runTool(["processors", "--manifest", manifest])
+    #expect(listed.status == 0, "\(listed.err)")
+    #expect(listed.out.contains { $0.hasPrefix("sepia") }, "\(listed.out)")
+    let without = await runTool([
+      "processors", "--manifest",
+      try project(plugins: "[]").appendingPathComponent("imgtool.json").path,
+    ])
+    #expect(without.status == 0 && !without.out.contains { $0.hasPrefix("sepia") })
+
+    let photo = folder.appendingPathComponent("photos/coffee.png").path
+    let applied = folder.appendingPathComponent("applied.png").path
+    let apply = await runTool([
+      "apply", "--manifest", manifest, "--pipeline", "fill | sepia", "--size", "24x24", photo,
+      applied,
+    ])
+    #expect(apply.status == 0, "\(apply.err)")
+    let render = await runTool([
+      "render", "--manifest", manifest, "--family", "toned", "--quiet",
+      folder.appendingPathComponent("photos").path,
+    ])
+    #expect(render.status == 0, "\(render.err)")
+    let exported = folder.appendingPathComponent("exported.png").path
+    let export = await runTool([
+      "export", "--manifest", manifest, "--format", "toned", "--entity", "coffee.png", exported,
+    ])
+    #expect(export.status == 0, "\(export.err)")
+    let (a, b) = (try VipsImage(file: applied), try VipsImage(file: exported))
+    #expect((a.width, a.height, a.bands) == (b.width, b.height, b.bands))
+    #expect(try a.maximumDifference(to: b) == 0)
+  }
+
   @Test func withoutThemTheProcessorIsUnknown() async throws {
     let folder = try project(plugins: "[]")
     let render = await runTool([
