@@ -1,6 +1,7 @@
 import Foundation
 import ImageTables
 import Synchronization
+import TestFixtures
 import Testing
 
 @testable import ImageCaching
@@ -51,9 +52,13 @@ struct CacheCloseTests {
     try await first.fill(entity("rocket.jpg"), family: "avatar")
     let closing = Atomic(false)
     let opened = try configuration(folder, waitForWriter: true)
-    let second = Task.detached {
-      let cache = try ImageCache(configuration: opened)
-      return (closing.load(ordering: .sequentiallyConsistent), cache)
+    // The open blocks in flock until the close: on a thread of its own, not a
+    // cooperative one (see onOwnThread).
+    let second = Task {
+      try await onOwnThread {
+        let cache = try ImageCache(configuration: opened)
+        return (closing.load(ordering: .sequentiallyConsistent), cache)
+      }
     }
     try await Task.sleep(for: .milliseconds(200))  // let it reach the lock (or not: same end)
     closing.store(true, ordering: .sequentiallyConsistent)

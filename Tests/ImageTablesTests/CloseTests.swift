@@ -1,5 +1,6 @@
 import Foundation
 import Synchronization
+import TestFixtures
 import Testing
 
 @testable import ImageTables
@@ -50,10 +51,14 @@ struct CloseTests {
     let first = try ImageTable(format: makeFormat(), directory: folder)
     try writeEntry(first, "a")
     let closing = Atomic(false)
-    let waiter = Task.detached {
-      let second = try ImageTable(
-        format: makeFormat(), directory: folder, options: .init(waitForWriter: true))
-      return (closing.load(ordering: .sequentiallyConsistent), second.entries().map(\.entityID))
+    // The open blocks in flock until the close: on a thread of its own, not a
+    // cooperative one (see onOwnThread).
+    let waiter = Task {
+      try await onOwnThread {
+        let second = try ImageTable(
+          format: makeFormat(), directory: folder, options: .init(waitForWriter: true))
+        return (closing.load(ordering: .sequentiallyConsistent), second.entries().map(\.entityID))
+      }
     }
     // Let the waiter reach its flock (if it did not, it opens after the close anyway).
     try await Task.sleep(for: .milliseconds(200))
