@@ -116,6 +116,13 @@ struct FillSchedulingTests {
     try await waitUntilAsked(cache, fills: 2)
     queued.cancel()
     await #expect(throws: CacheError.cancelled(entityID: "queued")) { try await queued.value }
+    // Withdrawn from the queue at once: counted as failed while the worker is still held
+    // (work left queued would be counted only when it came up).
+    let deadline = ContinuousClock.now + .seconds(5)
+    while cache.statistics.failures == 0, ContinuousClock.now < deadline {
+      try await Task.sleep(for: .milliseconds(2))
+    }
+    #expect(cache.statistics.failures == 1)
     probe.release()
     _ = try await held.value
     await cache.waitForFills()
