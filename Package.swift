@@ -99,7 +99,8 @@ let package = Package(
       name: "TestFixtures", dependencies: ["Vips", "Locking"], path: "Tests/Fixtures",
       exclude: ["photos", "bad", "README.md", "CREDITS.md"]),
     .testTarget(name: "VipsTests", dependencies: ["Vips", "TestFixtures"]),
-    .testTarget(name: "ImageTablesTests", dependencies: ["ImageTables", "TestFixtures"]),
+    .testTarget(
+      name: "ImageTablesTests", dependencies: ["ImageTables", "TestFixtures", "Locking"]),
     .testTarget(
       name: "CacheShardingTests", dependencies: ["CacheSharding", "ImageTables", "TestFixtures"]),
     .testTarget(

@@ -1,4 +1,6 @@
 import Foundation
+import Locking
+import TestFixtures
 import Testing
 
 @testable import ImageTables
@@ -59,5 +61,32 @@ struct UseOrderTests {
     #expect(holdsExpectedPixels(held) && held.sourceVersion == "v1")
     #expect(Set(table.entries().map(\.entityID)) == ["b", "c"])
     #expect(table.bitmap(entityID: "b", sourceVersion: "v2") != nil)
+  }
+
+  /// Every slot held by a live bitmap: a write waits for one to be let go, rather than
+  /// fail, and takes the slot let go (the other held entries stay).
+  @Test(.timeLimit(.minutes(1))) func aWriteWaitsForASlotToBeLetGo() async throws {
+    let table = try ImageTable(format: makeFormat(maximumCount: 3), directory: Folder.make())
+    let held = Lock(try ["a", "b", "c"].map { try writeEntry(table, $0) })
+    let writing = Task { try await onOwnThread { try writeEntry(table, "d").entityID } }
+    try await Task.sleep(for: .milliseconds(150))  // the write is waiting now (or soon)
+    held.withLock { _ = $0.removeFirst() }  // a's bitmap goes: its slot is free to evict
+    #expect(try await writing.value == "d")
+    #expect(Set(table.entries().map(\.entityID)) == ["b", "c", "d"])
+    #expect(held.withLock { $0.allSatisfy(holdsExpectedPixels) })
+  }
+
+  /// Held for longer than the write waits (2 s), every slot stays its holder's, and the
+  /// write fails with `noFreeSlot`, writing nothing.
+  @Test(.timeLimit(.minutes(1))) func aWriteGivesUpWhenNoSlotIsLetGo() async throws {
+    let table = try ImageTable(format: makeFormat(maximumCount: 3), directory: Folder.make())
+    let held = try ["a", "b", "c"].map { try writeEntry(table, $0) }
+    let started = ContinuousClock.now
+    await #expect(throws: ImageTableError.noFreeSlot(format: "thumb", capacity: 3)) {
+      try await onOwnThread { try writeEntry(table, "d") }
+    }
+    #expect(ContinuousClock.now - started >= ImageTable.slotPatience)
+    #expect(table.entries().map(\.entityID) == ["a", "b", "c"])
+    #expect(held.allSatisfy(holdsExpectedPixels))
   }
 }
