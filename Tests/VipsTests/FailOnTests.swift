@@ -52,23 +52,32 @@ struct FailOnTests {
 
   @Test func aJPEGCutMidScanIsRefusedAsTruncatedByDefault() throws {
     let path = try Generated.truncatedJPEG(in: Fixtures.temporaryFolder())
-    do {
-      _ = try Self.decode(try Self.bytes(path), name: path, .truncated)
-      Issue.record("a JPEG cut mid-scan decoded")
-    } catch let error as VipsError {
-      guard case .truncated(let source, _) = error else {
-        Issue.record("\(error)")
-        return
-      }
-      #expect(source == path)
+    let expected = [
       // libvips's own words for the file as it is, when the process's one error buffer
       // still holds them for this decode; ours when another test's decode took them.
-      let reason = error.description.dropFirst("\(path): ".count)
-      #expect(
-        reason == "the image data ends early (truncated): VipsJpeg: Premature end of input file"
-          || reason == "the image data ends early (truncated): the file ends before its end marker",
-        "\(error)")
+      "the image data ends early (truncated): VipsJpeg: Premature end of input file",
+      "the image data ends early (truncated): the file ends before its end marker",
+    ]
+    // Other tests decode bad JPEGs in this process at the same time, and libvips keeps one
+    // error buffer for all threads: a decode whose message came back mixed with another's
+    // is tried again (up to 5 times), and the message must then be exactly one of these.
+    var reasons: [String] = []
+    for _ in 0..<5 {
+      do {
+        _ = try Self.decode(try Self.bytes(path), name: path, .truncated)
+        Issue.record("a JPEG cut mid-scan decoded")
+        return
+      } catch let error as VipsError {
+        guard case .truncated(let source, _) = error else {
+          Issue.record("\(error)")
+          return
+        }
+        #expect(source == path)
+        reasons.append(String(error.description.dropFirst("\(path): ".count)))
+        if expected.contains(reasons.last!) { break }
+      }
     }
+    #expect(reasons.last.map(expected.contains) == true, "\(reasons)")
   }
 
   /// `none` decodes what the file holds: the rows above the cut are the photo's, the
