@@ -155,7 +155,7 @@ public final class NginxServer: Sendable {
   /// bytes, If-None-Match, If-Modified-Since; `-` for a missing header).
   public var accessLogFile: URL { folder.appendingPathComponent("access.log") }
 
-  /// Stops nginx (SIGQUIT through its watchdog, which escalates) and waits until it has
+  /// Stops nginx (SIGTERM through its watchdog, SIGKILL 5 s later) and waits until it has
   /// exited. Also done when the server is released.
   public func stop() { child.stop() }
 

@@ -165,10 +165,12 @@ import Testing
 
   @Test func stallSendsTheHeadersThenNothing() async throws {
     let rocket = try Self.rocket.get()
+    // Each read waits 1.5 s: time for a busy machine's headers; the server then sends
+    // nothing for 600 s.
     let (silent, some) = try await withServer { server in
       (
-        try RawHTTP.get(server.url("stall.jpg"), timeout: .milliseconds(300)),
-        try RawHTTP.get(server.url("stall.jpg?after=1000"), timeout: .milliseconds(300))
+        try RawHTTP.get(server.url("stall.jpg"), timeout: .milliseconds(1500)),
+        try RawHTTP.get(server.url("stall.jpg?after=1000"), timeout: .milliseconds(1500))
       )
     }
     #expect(silent.status == 200)
