@@ -96,6 +96,9 @@ public final class NginxServer: Sendable {
         throw .couldNotStart(program: executable.path, reason: "no free loopback port")
       }
       let config = folder.appendingPathComponent("nginx.conf")
+      // A fresh error log each attempt, so that an earlier attempt's lost race is not
+      // taken for this one's.
+      try? FileManager.default.removeItem(at: folder.appendingPathComponent("error.log"))
       do {
         try configuration(root: root, folder: folder, port: port, workers: workers)
           .write(to: config, atomically: true, encoding: .utf8)
