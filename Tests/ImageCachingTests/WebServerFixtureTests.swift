@@ -1,6 +1,7 @@
 import Foundation
-import TestFixtures
 import Testing
+
+@testable import TestFixtures
 
 #if canImport(Glibc)
   import Glibc
@@ -105,6 +106,28 @@ import Testing
     }
     #expect(response.status == 200)
     #expect(response.body == (try Fixtures.bytes("chelsea.png")))
+  }
+
+  @Test func aPortTakenBeforeNginxBindsItIsLeftForAnother() async throws {
+    let (taken, server, tried) = try await onOwnThread {
+      // A port someone else listens on, as when another process wins the race for it.
+      let listener = try #require(LoopbackPort.boundSocket())
+      defer { close(listener.descriptor) }
+      #expect(listen(listener.descriptor, 1) == 0)
+      var tried: [Int] = []
+      let server = try NginxServer.start(serving: Self.photos, workers: 1) {
+        let port = tried.isEmpty ? listener.port : LoopbackPort.free()
+        if let port { tried.append(port) }
+        return port
+      }
+      return (listener.port, server, tried)
+    }
+    defer { server.stop() }
+    #expect(tried.count == 2)
+    #expect(tried.first == taken)
+    #expect(server.port == tried.last)
+    let response = try await onOwnThread { try RawHTTP.get(server.url("rocket.jpg")) }
+    #expect(response.body == (try Fixtures.bytes("rocket.jpg")))
   }
 
   @Test func aMissingFileIsA404() async throws {
