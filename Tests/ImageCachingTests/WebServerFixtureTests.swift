@@ -352,3 +352,88 @@ import Testing
     }
   }
 }
+
+/// The servers end with the process that started them, however it ends: here a parent
+/// that starts them as the fixtures do (standard input a pipe only the parent holds) is
+/// killed with SIGKILL, as a crashed or killed test process would be.
+@Suite struct WebServersEndWithTheirParentTests {
+  @Test func theMisbehavingServerEndsWhenItsParentIsKilled() async throws {
+    let server = try await onOwnThread {
+      try Self.killParentOf([Python.script("misbehaving_server.py")], waitingFor: nil)
+    }
+    #expect(try await onOwnThread { Self.waitUntilGone(server) })
+  }
+
+  @Test func nginxEndsWhenItsParentIsKilled() async throws {
+    let folder = try Fixtures.temporaryFolder()
+    try FileManager.default.createDirectory(
+      at: folder.appendingPathComponent("temp"), withIntermediateDirectories: true)
+    let port = try #require(LoopbackPort.free())
+    let config = folder.appendingPathComponent("nginx.conf")
+    try NginxServer.configuration(
+      root: Fixtures.folder.appendingPathComponent("photos"), folder: folder, port: port,
+      workers: 1
+    ).write(to: config, atomically: true, encoding: .utf8)
+    let pidFile = folder.appendingPathComponent("nginx.pid")
+    let arguments = [
+      Python.script("watchdog.py"), NginxServer.executable.path, "-p", folder.path + "/", "-c",
+      config.path, "-e", folder.appendingPathComponent("error.log").path,
+    ]
+    let (watchdog, master) = try await onOwnThread {
+      let watchdog = try Self.killParentOf(arguments, waitingFor: pidFile)
+      let text = try String(contentsOf: pidFile, encoding: .utf8)
+      return (watchdog, Int32(text.trimmingCharacters(in: .whitespacesAndNewlines)))
+    }
+    let masterPID = try #require(master)
+    #expect(try await onOwnThread { Self.waitUntilGone(masterPID) })
+    #expect(try await onOwnThread { Self.waitUntilGone(watchdog) })
+    #expect(!LoopbackPort.accepts(port))
+  }
+
+  /// Starts a Python parent that starts `python3 arguments` with a pipe as its standard
+  /// input, waits for `file` to exist (or for the child's first line of output), then
+  /// kills the parent with SIGKILL and returns the child's pid.
+  private static func killParentOf(_ arguments: [String], waitingFor file: URL?) throws -> Int32 {
+    let parentScript = """
+      import os, subprocess, sys, time
+      child = subprocess.Popen([sys.executable] + sys.argv[2:], stdin=subprocess.PIPE, stdout=subprocess.PIPE)
+      if sys.argv[1]:
+          while not os.path.exists(sys.argv[1]):
+              time.sleep(0.01)
+      else:
+          child.stdout.readline()
+      print(child.pid, flush=True)
+      time.sleep(600)
+      """
+    let parent = Process()
+    parent.executableURL = try Python.executable()
+    parent.arguments = ["-c", parentScript, file?.path ?? ""] + arguments
+    let output = Pipe()
+    parent.standardOutput = output
+    try parent.run()
+    var line: [UInt8] = []
+    var byte: UInt8 = 0
+    while read(output.fileHandleForReading.fileDescriptor, &byte, 1) == 1, byte != 10 {
+      line.append(byte)
+    }
+    kill(parent.processIdentifier, SIGKILL)
+    parent.waitUntilExit()
+    return try #require(Int32(String(decoding: line, as: UTF8.self)))
+  }
+
+  /// Whether `pid` is gone (or a zombie nobody has reaped yet) within 15 s.
+  private static func waitUntilGone(_ pid: Int32) -> Bool {
+    let deadline = ContinuousClock.now + .seconds(15)
+    while ContinuousClock.now < deadline {
+      if kill(pid, 0) != 0 && errno == ESRCH { return true }
+      let stat = (try? String(contentsOfFile: "/proc/\(pid)/stat", encoding: .utf8)) ?? ""
+      if let close = stat.lastIndex(of: ")"),
+        stat[stat.index(after: close)...].trimmingCharacters(in: .whitespaces).hasPrefix("Z")
+      {
+        return true
+      }
+      usleep(10_000)
+    }
+    return false
+  }
+}

@@ -22,6 +22,9 @@ def main():
     if len(sys.argv) < 2:
         sys.stderr.write("usage: watchdog.py COMMAND [ARGUMENTS...]\n")
         return 2
+    # A child inherits the signal mask of the thread that started it; a Swift test's
+    # threads block SIGTERM and more: take every signal again, for this script and nginx.
+    signal.pthread_sigmask(signal.SIG_SETMASK, set())
     child = subprocess.Popen(sys.argv[1:], stdin=subprocess.DEVNULL)
     stopping = threading.Event()
 
