@@ -15,10 +15,12 @@ struct URLOptions: Sendable {
         + "# comments; - reads standard input."),
     .init(
       "timeout", value: "seconds",
-      help: "Fail a URL when no byte arrives for this long (connecting included; default 20)."),
+      help: "Fail a URL when no byte arrives for this long (default 20; also caps the 10 s "
+        + "to connect)."),
     .init(
       "retries", value: "n",
-      help: "Tries again after a refused connection, a timeout or a 5xx (default 2; never a 4xx)."),
+      help: "How many times a URL is tried again after a failed connection, a timeout or a "
+        + "5xx (default 2; never after a 4xx)."),
   ]
 
   static let discussion = """
