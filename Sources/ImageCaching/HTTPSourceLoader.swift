@@ -99,7 +99,7 @@ public struct HTTPSourceLoader: SourceLoader {
       throw .http(error)
     }
     if response.isNotModified { return .notModified }
-    if let finding = sniffer.finding {
+    if let finding = sniffer.finish(response.body) {
       throw finding.error(url: url.absoluteString, contentType: response.contentType)
     }
     return .fetched(
@@ -133,7 +133,7 @@ final class ImageSniffer: Sendable {
 
   private let name: String
   private let limits: ImageLimits
-  private let state = Lock<(probedAt: Int, finding: Finding?)>((0, nil))
+  private let state = Lock<(probedAt: Int, accepted: Bool, finding: Finding?)>((0, false, nil))
 
   init(name: String, limits: ImageLimits) {
     self.name = name
@@ -156,6 +156,7 @@ final class ImageSniffer: Sendable {
         return bytes.count >= Self.headerBytes ? .accept : .needMore
       case .header(let header):
         try limits.check(header, source: name)
+        state.withLock { $0.accepted = true }
         return .accept
       }
     } catch .notAnImage {
@@ -164,6 +165,24 @@ final class ImageSniffer: Sendable {
     } catch {
       state.withLock { $0.finding = .refused(error) }
       return .reject(error.reason)
+    }
+  }
+
+  /// What the whole body shows when the download ended before ``inspect(_:)`` decided
+  /// (a body shorter than a signature, or one whose header is at its very end).
+  func finish(_ body: [UInt8]) -> Finding? {
+    let (accepted, finding) = state.withLock { ($0.accepted, $0.finding) }
+    if accepted || finding != nil { return finding }
+    do {
+      _ = try VipsImage(bytes: body, name: name, limits: limits)
+      return nil
+    } catch .notAnImage {
+      return .notAnImage(isHTML: Self.looksLikeHTML(body))
+    } catch {
+      switch error {
+      case .blockedLoader, .tooManyPixels, .dimensionTooLarge: return .refused(error)
+      default: return nil  // empty, or a header that does not parse: the decode names it
+      }
     }
   }
 

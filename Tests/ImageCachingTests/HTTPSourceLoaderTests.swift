@@ -137,3 +137,54 @@ struct HTTPSourceLoaderTests {
     #expect(cache.table(format: "avatar.small")?.stats.entries == 0)
   }
 }
+
+extension HTTPSourceLoaderTests {
+  /// A folder nginx serves: a photo, a small JSON file and 4 MiB of text.
+  private static func webFolder() throws -> URL {
+    let folder = try Photos.temporaryFolder().appendingPathComponent("site")
+    try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+    try FileManager.default.copyItem(
+      atPath: Photos.bundled("rocket.jpg"), toPath: folder.appendingPathComponent("a.jpg").path)
+    try Data(#"{"photos": []}"#.utf8).write(to: folder.appendingPathComponent("list.json"))
+    try Data(repeating: 0x41, count: 4 << 20).write(to: folder.appendingPathComponent("big.jpg"))
+    return folder
+  }
+
+  @Test func otherNonImagesAreNamedAndALongOneIsStoppedEarly() async throws {
+    let folder = try Self.webFolder()
+    let server = try await onOwnThread { try NginxServer.start(serving: folder) }
+    defer { server.stop() }
+    let json = server.url("list.json")
+    let type = try await onOwnThread { try RawHTTP.get(json).header("Content-Type") }
+    await #expect(
+      throws: HTTPSourceError.notAnImage(
+        url: json.absoluteString, contentType: type, isHTML: false)
+    ) {
+      try await HTTPSourceLoader().load(json)
+    }
+    #expect(
+      "\(HTTPSourceError.notAnImage(url: "http://h/x", contentType: "application/json", isHTML: false))"
+        == "http://h/x: the server sent something that is not an image (Content-Type "
+        + "application/json): no trusted loader recognises its bytes; check the URL")
+    // 4 MiB that is no image: refused once 64 KiB have come, not downloaded whole.
+    let big = server.url("big.jpg")
+    let received = Lock<Int64>(0)
+    await #expect(
+      throws: HTTPSourceError.notAnImage(url: big.absoluteString, contentType: nil, isHTML: false)
+    ) {
+      try await HTTPSourceLoader().load(big) { progress in
+        received.withLock { $0 = max($0, progress.bytesReceived) }
+      }
+    }
+    #expect(received.withLock { $0 } < 1 << 20)
+  }
+
+  @Test func theStandardLoaderReadsFilesAndRefusesOtherSchemes() async throws {
+    let loader = StandardLoader()
+    let file = URL(fileURLWithPath: Photos.bundled("coffee.png"))
+    #expect(try await loader.load(file) == (try Photos.bytes("coffee.png")))
+    await #expect(throws: CacheError.noLoader(url: "ftp://h/a.jpg")) {
+      try await loader.load(URL(string: "ftp://h/a.jpg")!)
+    }
+  }
+}
