@@ -54,9 +54,10 @@ final class ActiveTransfer {
       ccurl_easy_setopt_long(
         easy, CURLOPT_CONNECTTIMEOUT_MS, limits.connectTimeout.curlMilliseconds))
     set(ccurl_easy_setopt_long(easy, CURLOPT_TIMEOUT_MS, limits.requestTimeout.curlMilliseconds))
-    // A Content-Length over the limit fails before the body (libcurl 7.88 checks only
-    // the declared length; the write callback cuts a body that passes it).
-    set(ccurl_easy_setopt_off(easy, CURLOPT_MAXFILESIZE_LARGE, curl_off_t(limits.maximumBytes)))
+    // No CURLOPT_MAXFILESIZE_LARGE: libcurl 7.88 would refuse a Content-Length over it
+    // while parsing that header, before the length is known to getinfo or to us, and it
+    // does not cut a body without one. `headersEnded` refuses a declared length over the
+    // limit before the body; `receiveBody` cuts a body the moment it passes it.
     set(ccurl_easy_setopt_string(easy, CURLOPT_USERAGENT, "ImageTool-WebLoading/1"))
     set(ccurl_easy_setopt_pointer(easy, CURLOPT_ERRORBUFFER, errorBuffer))
     set(ccurl_easy_setopt_slist(easy, CURLOPT_HTTPHEADER, headerList))
@@ -199,10 +200,6 @@ final class ActiveTransfer {
     case CURLE_PARTIAL_FILE:
       return .failed(
         .cutShort(received: Int64(body.count), expected: expected ?? Int64(body.count)))
-    case CURLE_FILESIZE_EXCEEDED:
-      var declared: curl_off_t = -1
-      ccurl_easy_getinfo_off(easy, CURLINFO_CONTENT_LENGTH_DOWNLOAD_T, &declared)
-      return .failed(.tooLarge(declared: declared >= 0 ? Int64(declared) : nil))
     case CURLE_COULDNT_RESOLVE_HOST, CURLE_COULDNT_RESOLVE_PROXY, CURLE_COULDNT_CONNECT,
       CURLE_GOT_NOTHING, CURLE_SEND_ERROR, CURLE_RECV_ERROR, CURLE_SSL_CONNECT_ERROR:
       if headersComplete, let expected, Int64(body.count) < expected {
