@@ -18,6 +18,10 @@ struct URLOptions: Sendable {
       help: "Fail a URL when no byte arrives for this long (default 20; also caps the 10 s "
         + "to connect)."),
     .init(
+      "max-size", value: "MiB",
+      help: "The largest photo a URL may send, in MiB (default 100): a larger Content-Length "
+        + "is refused before the body, a body passing it is cut off."),
+    .init(
       "retries", value: "n",
       help: "How many times a URL is tried again after a failed connection, a timeout or a "
         + "5xx (default 2; never after a 4xx)."),
@@ -33,7 +37,7 @@ struct URLOptions: Sendable {
     --force downloads and redraws all. The image is known by its bytes, never by its \
     Content-Type: an HTML page is named as one, and the pixel limits are checked as soon \
     as the header has arrived. Limits: 10 s to connect, --timeout (20 s) without a byte, \
-    120 s per attempt, 5 redirects, 100 MiB a photo, 6 connections per host, --retries (2) \
+    120 s per attempt, 5 redirects, --max-size (100 MiB) a photo, 6 connections per host, --retries (2) \
     for connection failures, timeouts and 5xx. A failed URL is named with its reason and \
     its HTTP status (--json: "url", "status"), nothing is written for it, and the exit \
     status is 1.

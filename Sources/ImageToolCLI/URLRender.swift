@@ -155,15 +155,19 @@ struct URLRender: Sendable {
   /// The error without the URL, which the summary puts in front, in the command line's
   /// words.
   static func reason(_ error: HTTPSourceError) -> String {
-    // The command line changes those timeouts with --timeout, not in code.
-    let text = ["HTTPLimits.idleTimeout", "HTTPLimits.connectTimeout"].reduce(error.description) {
-      $0.replacingOccurrences(of: $1, with: "--timeout")
+    // The command line changes those limits with its options, not in code.
+    let options = [
+      ("HTTPLimits.idleTimeout", "--timeout"), ("HTTPLimits.connectTimeout", "--timeout"),
+      ("HTTPLimits.maximumBytes", "--max-size"),
+    ]
+    let text = options.reduce(error.description) {
+      $0.replacingOccurrences(of: $1.0, with: $1.1)
     }
     let prefix = error.url + ": "
     return text.hasPrefix(prefix) ? String(text.dropFirst(prefix.count)) : text
   }
 
-  /// The `--timeout` and `--retries` of a render, over the standard limits.
+  /// The `--timeout`, `--retries` and `--max-size` of a render, over the standard limits.
   static func limits(_ arguments: ParsedArguments) throws(CommandLineError) -> HTTPLimits {
     var limits = HTTPLimits.standard
     if let text = arguments.value("timeout") {
@@ -176,6 +180,8 @@ struct URLRender: Sendable {
       limits.connectTimeout = min(limits.connectTimeout, duration)
     }
     limits.retries = try arguments.integer("retries", in: 0...10, default: limits.retries)
+    let mebibytes = try arguments.integer("max-size", in: 1...65_536, default: 100)
+    limits.maximumBytes = Int64(mebibytes) << 20
     return limits
   }
 }

@@ -209,11 +209,12 @@ extension RenderURLTests {
       #expect(failure["status"] as? Int == status)
       if status == nil { #expect(failure["status"] is NSNull) }
     }
-    // 8 GiB announced: refused at the headers, whatever the client calls it (its
-    // Content-Length check, or libcurl's own maximum file size).
+    // 8 GiB announced: refused at the headers, before any of the body.
     let huge = try #require(byURL[url("huge.jpg")])
-    #expect((huge["error"] as? String)?.hasPrefix("the body ") == true)
-    #expect((huge["error"] as? String)?.contains(" the limit of 104857600 bytes") == true)
+    #expect(
+      huge["error"] as? String
+        == "the body is 8589934592 bytes (Content-Length), over the limit of 104857600 bytes, "
+        + "and was not downloaded; raise --max-size to accept it")
     #expect(huge["status"] is NSNull)
     let refusal = try #require(byURL[refused]?["error"] as? String)
     #expect(refusal.hasPrefix("no connection ("))
@@ -254,5 +255,29 @@ extension RenderURLTests {
     #expect(seen[0].isDisjoint(with: seen[1]))
     #expect(seen[0].union(seen[1]) == Set(urls))
     #expect(!seen[0].isEmpty && !seen[1].isEmpty)
+  }
+}
+
+extension RenderURLTests {
+  @Test func maxSizeCutsABodyWithoutLengthAndBadLimitsAreNamed() async throws {
+    let server = try await onOwnThread { try MisbehavingServer.start() }
+    defer { server.stop() }
+    let cache = try Fixtures.temporaryFolder().appendingPathComponent("cache").path
+    let endless = server.url("nolength.jpg").absoluteString
+    let result = await runTool([
+      "render", "--family", "avatar", "--cache", cache, "--max-size", "1", "--json", endless,
+    ])
+    #expect(result.status == 1)
+    let failed = try #require(try json(result.out)["failed"] as? [[String: Any]])
+    #expect(
+      failed.first?["error"] as? String
+        == "the body passed the limit of 1048576 bytes and was cut off; raise --max-size to "
+        + "accept it")
+    let bad = await runTool(["render", "--family", "avatar", "--timeout", "0", endless])
+    #expect(bad.status != 0)
+    #expect(
+      bad.err.first
+        == "imgtool: invalid value '0' for '--timeout': give seconds, more than 0 and at most 3600"
+    )
   }
 }
