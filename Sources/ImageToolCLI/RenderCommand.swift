@@ -3,7 +3,6 @@ import Foundation
 import ImageCaching
 import ImageTables
 import ImageToolManifest
-import Locking
 import Vips
 
 /// `imgtool render --family NAME PATH...`: every photo into every format of a family.
