@@ -94,6 +94,10 @@ let package = Package(
     .executableTarget(
       name: "compare-caches", dependencies: ["ImageTables"],
       path: "Examples/Distributed/CompareCaches"),
+    // URLSession against WebLoading's libcurl client (Benchmarks/http-clients).
+    .executableTarget(
+      name: "http-client-bench", dependencies: ["WebLoading", "TestFixtures", "Locking"],
+      path: "Benchmarks/HTTPClients"),
     .plugin(
       name: "RenderImages",
       capability: .command(

@@ -179,7 +179,10 @@ final class ActiveTransfer {
     if let failure { return .failed(failure) }
     switch result {
     case CURLE_OK:
-      if status >= 400 { return .failed(.status(status)) }
+      // A 3xx without a Location (300, 305) is neither a response nor a redirect.
+      guard (200...299).contains(status) || status == 304 || isRedirect else {
+        return .failed(.status(status))
+      }
       if let expected, Int64(body.count) < expected, !isRedirect, status != 304 {
         return .failed(.cutShort(received: Int64(body.count), expected: expected))
       }

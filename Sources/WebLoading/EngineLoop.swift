@@ -10,8 +10,11 @@ final class EngineLoop {
   private let shared: Lock<TransferEngine.Shared>
   private let multi: UnsafeMutableRawPointer
   private let limits: HTTPLimits
-  /// Attempts waiting for a free slot, oldest first.
-  private var queue: [TransferJob] = []
+  /// Attempts waiting for a free slot, by host, oldest first.
+  private var queued: [String: [TransferJob]] = [:]
+  /// The hosts with waiting attempts, in the order they first had one: a freed slot of
+  /// the total goes to them in turn.
+  private var waitingHosts: [String] = []
   /// Running attempts by their easy handle.
   private var running: [UnsafeMutableRawPointer: ActiveTransfer] = [:]
   /// Running attempts by ticket, for cancels.
@@ -38,7 +41,7 @@ final class EngineLoop {
       guard let commands else { break }
       for command in commands {
         switch command {
-        case .start(let job): queue.append(job)
+        case .start(let job): enqueue(job)
         case .cancel(let ticket): cancel(ticket)
         }
       }
@@ -52,53 +55,88 @@ final class EngineLoop {
       curl_multi_poll(multi, nil, 0, timeout, nil)
     }
     for transfer in running.values { end(transfer, with: .failed(.cancelled)) }
-    for job in queue { job.continuation.resume(returning: .failed(.cancelled)) }
+    for job in queued.values.joined() { job.continuation.resume(returning: .failed(.cancelled)) }
     curl_multi_cleanup(multi)
   }
 
-  /// Starts queued attempts, in order, while their host and the total have room.
+  private func enqueue(_ job: TransferJob) {
+    let host = job.request.hostKey
+    if queued[host] == nil { waitingHosts.append(host) }
+    queued[host, default: []].append(job)
+  }
+
+  /// Starts queued attempts while the total has room: each host's in order, the hosts in
+  /// turn (one attempt each per pass), each while it has room of its own.
   private func startQueued() {
-    guard !queue.isEmpty, running.count < limits.totalConnections else { return }
-    var waiting: [TransferJob] = []
-    for job in queue {
-      if job.ticket.isCancelled {
-        job.continuation.resume(returning: .failed(.cancelled))
-        continue
-      }
-      let host = job.request.hostKey
-      let onHost = runningPerHost[host, default: 0]
-      guard running.count < limits.totalConnections, onHost < limits.connectionsPerHost else {
-        waiting.append(job)
-        continue
-      }
-      do {
-        let transfer = try ActiveTransfer(job: job)
-        let status = curl_multi_add_handle(multi, transfer.easy)
-        guard status == CURLM_OK else {
-          transfer.release()
-          let message = String(cString: curl_multi_strerror(status))
-          job.continuation.resume(returning: .failed(.other("libcurl: \(message)")))
+    var startedOne = true
+    while startedOne, running.count < limits.totalConnections, !waitingHosts.isEmpty {
+      startedOne = false
+      var index = 0
+      while index < waitingHosts.count, running.count < limits.totalConnections {
+        let host = waitingHosts[index]
+        guard runningPerHost[host, default: 0] < limits.connectionsPerHost,
+          let job = queued[host]?.first
+        else {
+          index += 1
           continue
         }
-        running[transfer.easy] = transfer
-        runningByTicket[job.ticket.id] = transfer.easy
-        runningPerHost[host] = onHost + 1
-        shared.withLock { shared in
-          shared.attemptsStarted += 1
-          shared.mostRunningToOneHost = max(shared.mostRunningToOneHost, onHost + 1)
+        queued[host]?.removeFirst()
+        if queued[host]?.isEmpty ?? true {
+          queued[host] = nil
+          waitingHosts.remove(at: index)
+        } else {
+          index += 1
         }
-      } catch {
-        job.continuation.resume(returning: .failed(error))
+        start(job)
+        startedOne = true
       }
     }
-    queue = waiting
+  }
+
+  private func start(_ job: TransferJob) {
+    if job.ticket.isCancelled {
+      job.continuation.resume(returning: .failed(.cancelled))
+      return
+    }
+    let host = job.request.hostKey
+    do {
+      let transfer = try ActiveTransfer(job: job)
+      let status = curl_multi_add_handle(multi, transfer.easy)
+      guard status == CURLM_OK else {
+        transfer.release()
+        let message = String(cString: curl_multi_strerror(status))
+        job.continuation.resume(returning: .failed(.other("libcurl: \(message)")))
+        return
+      }
+      running[transfer.easy] = transfer
+      runningByTicket[job.ticket.id] = transfer.easy
+      let onHost = runningPerHost[host, default: 0] + 1
+      runningPerHost[host] = onHost
+      shared.withLock { shared in
+        shared.attemptsStarted += 1
+        shared.mostRunningToOneHost = max(shared.mostRunningToOneHost, onHost)
+      }
+    } catch {
+      job.continuation.resume(returning: .failed(error))
+    }
   }
 
   private func cancel(_ ticket: TransferTicket) {
     if let easy = runningByTicket[ticket.id], let transfer = running[easy] {
       end(transfer, with: .failed(.cancelled))
-    } else if let index = queue.firstIndex(where: { $0.ticket.id == ticket.id }) {
-      queue.remove(at: index).continuation.resume(returning: .failed(.cancelled))
+    } else {
+      for (host, jobs) in queued {
+        guard let index = jobs.firstIndex(where: { $0.ticket.id == ticket.id }) else { continue }
+        var left = jobs
+        left.remove(at: index).continuation.resume(returning: .failed(.cancelled))
+        if left.isEmpty {
+          queued[host] = nil
+          waitingHosts.removeAll { $0 == host }
+        } else {
+          queued[host] = left
+        }
+        break
+      }
     }
     // Otherwise it ended already, or its start is still to come and sees the mark.
   }

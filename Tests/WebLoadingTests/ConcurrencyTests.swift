@@ -7,6 +7,10 @@ import WebLoading
 /// ``HoldingServer`` holds every request until the test lets it go, so what it counts
 /// does not depend on timing.
 @Suite struct ConcurrencyTests {
+  /// The clients' idle and request timeouts here: a held request waits for the test,
+  /// which in a full, parallel run on a loaded machine may wait long for a thread.
+  private static let patience = Duration.seconds(120)
+
   private static func wait(
     _ server: HoldingServer, until condition: @escaping @Sendable (HoldingServer.State) -> Bool
   ) async throws -> Bool {
@@ -33,7 +37,9 @@ import WebLoading
     let photo = try Fixtures.bytes("rocket.jpg")
     let server = try HoldingServer(body: photo)
     defer { server.stop() }
-    let client = HTTPClient(limits: HTTPLimits(connectionsPerHost: 3))
+    let client = HTTPClient(
+      limits: HTTPLimits(
+        idleTimeout: Self.patience, requestTimeout: Self.patience, connectionsPerHost: 3))
     async let bodies = withThrowingTaskGroup(of: [UInt8].self) { group in
       for index in 0..<10 {
         group.addTask { try await client.get(server.url("\(index).jpg")).body }
@@ -56,7 +62,10 @@ import WebLoading
       second.stop()
     }
     // Two hosts of 4 each could run 8; the total keeps it to 5.
-    let client = HTTPClient(limits: HTTPLimits(connectionsPerHost: 4, totalConnections: 5))
+    let client = HTTPClient(
+      limits: HTTPLimits(
+        idleTimeout: Self.patience, requestTimeout: Self.patience, connectionsPerHost: 4,
+        totalConnections: 5))
     async let bodies = withThrowingTaskGroup(of: [UInt8].self) { group in
       for index in 0..<12 {
         let server = index.isMultiple(of: 2) ? first : second
@@ -75,9 +84,9 @@ import WebLoading
     let photo = try Fixtures.bytes("hubble.jpg")
     let server = try HoldingServer(body: photo)
     defer { server.stop() }
-    // No retry, and timeouts far away: only the cancel can end the request soon.
+    // No retry: only the cancel can end the request before `patience`.
     let client = HTTPClient(
-      limits: HTTPLimits(idleTimeout: .seconds(60), requestTimeout: .seconds(60), retries: 0))
+      limits: HTTPLimits(idleTimeout: Self.patience, requestTimeout: Self.patience, retries: 0))
     let progress = ProgressLog()
     let url = server.url("held.jpg")
     let download = Task {
@@ -100,7 +109,9 @@ import WebLoading
     let photo = try Fixtures.bytes("coffee.png")
     let server = try HoldingServer(body: photo)
     defer { server.stop() }
-    let client = HTTPClient(limits: HTTPLimits(connectionsPerHost: 1))
+    let client = HTTPClient(
+      limits: HTTPLimits(
+        idleTimeout: Self.patience, requestTimeout: Self.patience, connectionsPerHost: 1))
     let first = Task { try await client.get(server.url("first.png")).body }
     #expect(try await Self.wait(server) { $0.held == 1 })
     let queued = Task {

@@ -6,9 +6,10 @@ import WebLoading
 /// Every way the misbehaving server misbehaves, each ending with its own exact error (or
 /// its success), with the requests it took counted by the server.
 @Suite struct MisbehavingServerTests {
-  /// Short limits, so that each case ends soon: 1 s idle, retries 10 ms apart.
+  /// Short limits, so that each case ends soon: 5 s idle (the stall's own test 1 s),
+  /// retries 10 ms apart.
   private static let limits = HTTPLimits(
-    idleTimeout: .seconds(1), requestTimeout: .seconds(30), retries: 2,
+    idleTimeout: .seconds(5), requestTimeout: .seconds(60), retries: 2,
     retryDelay: .milliseconds(10))
 
   private static func server() async throws -> MisbehavingServer {
@@ -32,7 +33,9 @@ import WebLoading
   @Test func aStallAfterTheHeadersEndsWithTheIdleTimeout() async throws {
     let server = try await Self.server()
     defer { server.stop() }
-    let client = HTTPClient(limits: Self.limits)
+    var limits = Self.limits
+    limits.idleTimeout = .seconds(1)
+    let client = HTTPClient(limits: limits)
     let path = "stall.jpg?after=1000&key=\(UUID())"
     let progress = ProgressLog()
     let error = await Self.failure(client, server.url(path), progress: progress)
@@ -50,7 +53,7 @@ import WebLoading
     limits.requestTimeout = .seconds(1)
     limits.retries = 0
     let client = HTTPClient(limits: limits)
-    // Bytes every 0.25 s, so never idle for 1 s, but 20 s in all.
+    // Bytes every 0.25 s, so never idle for 5 s, but 20 s in all.
     let path = "slow.jpg?seconds=20&chunks=81&key=\(UUID())"
     let error = await Self.failure(client, server.url(path))
     #expect(

@@ -126,3 +126,26 @@ final class ProgressLog: Sendable {
     { [log] step in log.withLock { $0.append(step) } }
   }
 }
+
+extension NginxTests {
+  @Test func twoHundredQueuedAtOnceAllArrive() async throws {
+    let server = try await Self.nginx()
+    defer { server.stop() }
+    let client = HTTPClient()
+    let names = Fixtures.keptPhotoNames
+    let files = try Dictionary(uniqueKeysWithValues: names.map { ($0, try Fixtures.bytes($0)) })
+    let bodies = try await withThrowingTaskGroup(of: (String, [UInt8]).self) { group in
+      for index in 0..<200 {
+        let name = names[index % names.count]
+        group.addTask { (name, try await client.get(server.url(name)).body) }
+      }
+      return try await group.reduce(into: []) { $0.append($1) }
+    }
+    #expect(bodies.count == 200)
+    #expect(bodies.allSatisfy { files[$0.0] == $0.1 })
+    #expect(client.attemptsStarted == 200)
+    #expect(client.connectionsOpened <= 6)
+    #expect(client.mostConcurrentRequestsToOneHost <= 6)
+    #expect(try await log(of: server, count: 200).filter { $0.status == 200 }.count == 200)
+  }
+}
