@@ -1,6 +1,7 @@
 import Foundation
-import TestFixtures
 import Testing
+
+@testable import TestFixtures
 
 #if canImport(Glibc)
   import Glibc
@@ -107,6 +108,28 @@ import Testing
     #expect(response.body == (try Fixtures.bytes("chelsea.png")))
   }
 
+  @Test func aPortTakenBeforeNginxBindsItIsLeftForAnother() async throws {
+    let (taken, server, tried) = try await onOwnThread {
+      // A port someone else listens on, as when another process wins the race for it.
+      let listener = try #require(LoopbackPort.boundSocket())
+      defer { close(listener.descriptor) }
+      #expect(listen(listener.descriptor, 1) == 0)
+      var tried: [Int] = []
+      let server = try NginxServer.start(serving: Self.photos, workers: 1) {
+        let port = tried.isEmpty ? listener.port : LoopbackPort.free()
+        if let port { tried.append(port) }
+        return port
+      }
+      return (listener.port, server, tried)
+    }
+    defer { server.stop() }
+    #expect(tried.count == 2)
+    #expect(tried.first == taken)
+    #expect(server.port == tried.last)
+    let response = try await onOwnThread { try RawHTTP.get(server.url("rocket.jpg")) }
+    #expect(response.body == (try Fixtures.bytes("rocket.jpg")))
+  }
+
   @Test func aMissingFileIsA404() async throws {
     let (response, log) = try await onOwnThread {
       let server = try NginxServer.start(serving: Self.photos)
@@ -165,10 +188,12 @@ import Testing
 
   @Test func stallSendsTheHeadersThenNothing() async throws {
     let rocket = try Self.rocket.get()
+    // Each read waits 1.5 s: time for a busy machine's headers; the server then sends
+    // nothing for 600 s.
     let (silent, some) = try await withServer { server in
       (
-        try RawHTTP.get(server.url("stall.jpg"), timeout: .milliseconds(300)),
-        try RawHTTP.get(server.url("stall.jpg?after=1000"), timeout: .milliseconds(300))
+        try RawHTTP.get(server.url("stall.jpg"), timeout: .milliseconds(1500)),
+        try RawHTTP.get(server.url("stall.jpg?after=1000"), timeout: .milliseconds(1500))
       )
     }
     #expect(silent.status == 200)

@@ -4,9 +4,9 @@
     python3 watchdog.py COMMAND [ARGUMENTS...]
 
 The test process starts this with a pipe as standard input and keeps the other end. When
-that end closes (the test process stopped the server, ended, crashed or was killed), the
-command gets SIGQUIT (nginx: finish and exit), then SIGTERM after 5 seconds, then SIGKILL
-after 5 more. SIGTERM or SIGINT to this script do the same at once. The script exits with
+that end closes (the test process ended, crashed or was killed), the command gets SIGTERM
+(nginx: a fast shutdown, which does not wait for open connections), then SIGKILL after 5
+seconds. SIGTERM or SIGINT to this script do the same at once. The script exits with
 the command's status (128 + the signal if a signal ended it), and at once when the command
 exits by itself (nginx could not bind its port, say). Python 3 standard library only.
 """
@@ -29,7 +29,7 @@ def main():
         if stopping.is_set():
             return
         stopping.set()
-        for sig, grace in ((signal.SIGQUIT, 5), (signal.SIGTERM, 5), (signal.SIGKILL, None)):
+        for sig, grace in ((signal.SIGTERM, 5), (signal.SIGKILL, None)):
             try:
                 child.send_signal(sig)
             except ProcessLookupError:
