@@ -121,8 +121,9 @@ struct URLRender: Sendable {
   }
 
   /// For the read-only look: whether every URL of `inputs` is up to date in `cache`
-  /// (asked 16 at a time; the first that is not ends the look). The answers are kept
-  /// in ``answers`` for the render that may follow.
+  /// (asked 16 at a time; the first that is not ends the look, those under way
+  /// finishing). The answers are kept in ``answers`` for the render that may follow,
+  /// which asks no URL twice.
   func allUpToDate(
     _ inputs: [(input: RenderInputs.Input, formats: [String])], cache: ImageCache
   ) async -> Bool {
@@ -141,14 +142,14 @@ struct URLRender: Sendable {
         }
       }
       for _ in 0..<16 { startNext() }
+      // After the first that is not, no more are asked; those under way finish, and
+      // their answers serve the render.
+      var all = true
       for await upToDate in group {
-        guard upToDate else {
-          group.cancelAll()
-          return false
-        }
-        startNext()
+        all = all && upToDate
+        if all { startNext() }
       }
-      return true
+      return all
     }
   }
 

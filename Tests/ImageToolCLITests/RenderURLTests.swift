@@ -103,6 +103,7 @@ struct RenderURLTests {
     #expect(changedSummary["downloadedBytes"] as? Int == (try Fixtures.bytes("chelsea.png").count))
     let third = Array(server.accessLog(waitingFor: 9).dropFirst(6))
     #expect(third.filter { $0.status == 200 }.map(\.path) == ["/coffee.png"])
+    #expect(third.count == 3)  // the render used the read-only look's answers
     let now = try entries(cache, format: "avatar.large")
     #expect(now[urls[2]]?.version != stored[urls[2]]?.version)
     // The new entries are the new file's.
@@ -110,6 +111,20 @@ struct RenderURLTests {
       ["render", "--family", "avatar", "--cache", fileCache, "--quiet", coffee.path])
     #expect(
       now[urls[2]]?.bytes == (try entries(fileCache, format: "avatar.large"))["coffee.png"]?.bytes)
+
+    // --force downloads every URL again (no conditional request) and redraws it all.
+    let forced = await runTool(
+      ["render", "--family", "avatar", "--cache", cache, "--json", "--force"] + urls)
+    #expect(forced.status == 0)
+    let forcedSummary = try json(forced.out)
+    #expect(forcedSummary["written"] as? Int == 9)
+    let current = try ["rocket.jpg", "hubble.jpg", "chelsea.png"].map {
+      try Fixtures.bytes($0).count
+    }
+    #expect(forcedSummary["downloadedBytes"] as? Int == current.reduce(0, +))
+    let fourth = Array(server.accessLog(waitingFor: 12).dropFirst(9))
+    #expect(fourth.count == 3)
+    #expect(fourth.allSatisfy { $0.status == 200 && $0.ifNoneMatch == nil })
   }
 }
 
