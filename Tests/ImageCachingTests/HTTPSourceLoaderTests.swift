@@ -24,7 +24,7 @@ struct HTTPSourceLoaderTests {
 
   @Test func aPhotoIsDownloadedWithItsETagAsVersionAndAskedAgainConditionally() async throws {
     let server = try await Self.nginx()
-    defer { server.stop() }
+    defer { stopOnOwnThread(server.stop) }
     let loader = HTTPSourceLoader()
     let url = server.url("hubble.jpg")
     let received = Lock<[LoadProgress]>([])
@@ -51,7 +51,7 @@ struct HTTPSourceLoaderTests {
 
   @Test func anHTMLPageIsNamedWithItsContentType() async throws {
     let server = try await Self.misbehaving()
-    defer { server.stop() }
+    defer { stopOnOwnThread(server.stop) }
     let url = server.url("page.jpg")
     await #expect(
       throws: HTTPSourceError.notAnImage(
@@ -68,7 +68,7 @@ struct HTTPSourceLoaderTests {
 
   @Test func aPNGServedAsJPEGIsKnownByItsBytes() async throws {
     let server = try await Self.misbehaving()
-    defer { server.stop() }
+    defer { stopOnOwnThread(server.stop) }
     let bytes = try await HTTPSourceLoader().load(server.url("png-as-jpeg.jpg"))
     #expect(bytes == (try Fixtures.bytes("coffee.png")))
     #expect(try ImageHeader(bytes: bytes).loader == "pngload")
@@ -78,7 +78,7 @@ struct HTTPSourceLoaderTests {
   /// rest of the photo (dripped over 2 s in 20 chunks) was sent.
   @Test func anImageOverTheLimitsStopsAtItsHeader() async throws {
     let server = try await Self.misbehaving()
-    defer { server.stop() }
+    defer { stopOnOwnThread(server.stop) }
     let url = server.url("slow.jpg")
     let received = Lock<Int64>(0)
     let loader = HTTPSourceLoader(imageLimits: ImageLimits(maxPixels: 10_000))
@@ -98,7 +98,7 @@ struct HTTPSourceLoaderTests {
 
   @Test func theCacheFillsFromAURLAsFromTheFile() async throws {
     let server = try await Self.nginx()
-    defer { server.stop() }
+    defer { stopOnOwnThread(server.stop) }
     // The default loader (StandardLoader) downloads http URLs.
     let fromURL = try ImageCache(
       configuration: CacheConfiguration(
@@ -119,7 +119,7 @@ struct HTTPSourceLoaderTests {
 
   @Test func aCacheFillOfAMissingURLNamesTheStatus() async throws {
     let server = try await Self.misbehaving()
-    defer { server.stop() }
+    defer { stopOnOwnThread(server.stop) }
     let cache = try makeCache(loader: StandardLoader())
     let url = server.url("missing.jpg")
     let missing = Entity(id: "gone", sourceVersion: "v1", source: .url(url))
@@ -153,7 +153,7 @@ extension HTTPSourceLoaderTests {
   @Test func otherNonImagesAreNamedAndALongOneIsStoppedEarly() async throws {
     let folder = try Self.webFolder()
     let server = try await onOwnThread { try NginxServer.start(serving: folder) }
-    defer { server.stop() }
+    defer { stopOnOwnThread(server.stop) }
     let json = server.url("list.json")
     let type = try await onOwnThread { try RawHTTP.get(json).header("Content-Type") }
     await #expect(
@@ -187,4 +187,10 @@ extension HTTPSourceLoaderTests {
       try await loader.load(URL(string: "ftp://h/a.jpg")!)
     }
   }
+}
+
+/// Stops a test server on a thread of its own: `stop` waits for the server's process to
+/// end, which must not hold one of Swift's cooperative threads (two here) meanwhile.
+private func stopOnOwnThread(_ stop: @escaping @Sendable () -> Void) {
+  Thread.detachNewThread(stop)
 }

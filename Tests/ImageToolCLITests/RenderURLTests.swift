@@ -40,7 +40,7 @@ struct RenderURLTests {
   @Test func urlsRenderAsTheirFilesThenAnswer304ThenAChangeRenders() async throws {
     let (photos, cache) = try copiedPhotos(Self.names)
     let server = try await onOwnThread { try NginxServer.start(serving: photos) }
-    defer { server.stop() }
+    defer { stopOnOwnThread(server.stop) }
     let urls = Self.names.map { server.url($0).absoluteString }
     let first = await runTool(["render", "--family", "avatar", "--cache", cache, "--json"] + urls)
     #expect(first.status == 0, "\(first.err)")
@@ -132,7 +132,7 @@ extension RenderURLTests {
   @Test func aURLListNamesIdsAndTakesCommentsAndStandardInput() async throws {
     let (photos, cache) = try copiedPhotos(Self.names)
     let server = try await onOwnThread { try NginxServer.start(serving: photos) }
-    defer { server.stop() }
+    defer { stopOnOwnThread(server.stop) }
     let list = """
       # the trip
       rome\t\(server.url("rocket.jpg").absoluteString)
@@ -175,7 +175,7 @@ extension RenderURLTests {
   /// Each misbehaving case fails alone with its reason and status; the good URLs render.
   @Test func aBatchOfMisbehavingURLsNamesEachAndRendersTheRest() async throws {
     let server = try await onOwnThread { try MisbehavingServer.start() }
-    defer { server.stop() }
+    defer { stopOnOwnThread(server.stop) }
     let cache = try Fixtures.temporaryFolder().appendingPathComponent("cache").path
     let good = [server.url("photos/rocket.jpg"), server.url("png-as-jpeg.jpg")].map(
       \.absoluteString)
@@ -252,7 +252,7 @@ extension RenderURLTests {
   @Test func shardsSplitAURLListByEntityID() async throws {
     let (photos, _) = try copiedPhotos(Self.names)
     let server = try await onOwnThread { try NginxServer.start(serving: photos) }
-    defer { server.stop() }
+    defer { stopOnOwnThread(server.stop) }
     // Twelve URLs (the query makes each its own entity; nginx serves the file).
     let urls = (0..<12).map { server.url(Self.names[$0 % 3] + "?n=\($0)").absoluteString }
     let work = try Fixtures.temporaryFolder()
@@ -277,7 +277,7 @@ extension RenderURLTests {
 extension RenderURLTests {
   @Test func maxSizeCutsABodyWithoutLengthAndBadLimitsAreNamed() async throws {
     let server = try await onOwnThread { try MisbehavingServer.start() }
-    defer { server.stop() }
+    defer { stopOnOwnThread(server.stop) }
     let cache = try Fixtures.temporaryFolder().appendingPathComponent("cache").path
     let endless = server.url("nolength.jpg").absoluteString
     let result = await runTool([
@@ -296,4 +296,10 @@ extension RenderURLTests {
         == "imgtool: invalid value '0' for '--timeout': give seconds, more than 0 and at most 3600"
     )
   }
+}
+
+/// Stops a test server on a thread of its own: `stop` waits for the server's process to
+/// end, which must not hold one of Swift's cooperative threads (two here) meanwhile.
+private func stopOnOwnThread(_ stop: @escaping @Sendable () -> Void) {
+  Thread.detachNewThread(stop)
 }
