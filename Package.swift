@@ -12,6 +12,7 @@ let package = Package(
     .library(name: "ImageTables", targets: ["ImageTables"]),
     .library(name: "ImageProcessing", targets: ["ImageProcessing"]),
     .library(name: "ImageCaching", targets: ["ImageCaching"]),
+    .library(name: "WebLoading", targets: ["WebLoading"]),
     .library(name: "CacheSharding", targets: ["CacheSharding"]),
     .library(name: "PhotoModels", targets: ["PhotoModels"]),
     .library(name: "ImageToolManifest", targets: ["ImageToolManifest"]),
@@ -43,6 +44,14 @@ let package = Package(
     .target(name: "CVipsShim", dependencies: ["CVips", "CLCMS2"]),
     // A mutex ThreadSanitizer sees (pthread), for every lock of the library.
     .target(name: "Locking"),
+    // libcurl, for the HTTP(S) client of URL sources (WebLoading).
+    .systemLibrary(
+      name: "CCurl",
+      pkgConfig: "libcurl",
+      providers: [.apt(["libcurl4-openssl-dev"])]
+    ),
+    .target(name: "CCurlShim", dependencies: ["CCurl"]),
+    .target(name: "WebLoading", dependencies: ["CCurl", "CCurlShim", "Locking"]),
     .target(name: "Vips", dependencies: ["CVips", "CVipsShim", "Locking"]),
     .target(name: "ImageToolVersion"),
     .target(name: "ImageTables"),
@@ -52,7 +61,8 @@ let package = Package(
       name: "ImageProcessing",
       dependencies: ["Vips", "ImageTables", "ImageToolPluginABI", "Locking"]),
     .target(
-      name: "ImageCaching", dependencies: ["Vips", "ImageTables", "ImageProcessing", "Locking"]),
+      name: "ImageCaching",
+      dependencies: ["Vips", "ImageTables", "ImageProcessing", "Locking", "WebLoading"]),
     .target(
       name: "PhotoModels",
       dependencies: ["Vips", "ImageTables", "ImageProcessing", "ImageCaching", "Locking"]),
@@ -64,7 +74,7 @@ let package = Package(
       name: "ImageToolCLI",
       dependencies: [
         "Vips", "ImageTables", "ImageProcessing", "ImageCaching", "PhotoModels", "CacheSharding",
-        "ImageToolVersion", "ImageToolManifest", "Locking",
+        "ImageToolVersion", "ImageToolManifest", "Locking", "WebLoading",
       ]),
     .target(name: "ImageToolEngine", dependencies: ["ImageToolCLI", "ImageProcessing"]),
     .target(
@@ -84,6 +94,10 @@ let package = Package(
     .executableTarget(
       name: "compare-caches", dependencies: ["ImageTables"],
       path: "Examples/Distributed/CompareCaches"),
+    // URLSession against WebLoading's libcurl client (Benchmarks/http-clients).
+    .executableTarget(
+      name: "http-client-bench", dependencies: ["WebLoading", "TestFixtures", "Locking"],
+      path: "Benchmarks/HTTPClients"),
     .plugin(
       name: "RenderImages",
       capability: .command(
@@ -100,6 +114,8 @@ let package = Package(
       exclude: ["photos", "bad", "web", "README.md", "CREDITS.md"]),
     .testTarget(name: "VipsTests", dependencies: ["Vips", "TestFixtures"]),
     .testTarget(
+      name: "WebLoadingTests", dependencies: ["WebLoading", "TestFixtures", "Locking"]),
+    .testTarget(
       name: "ImageTablesTests", dependencies: ["ImageTables", "TestFixtures", "Locking"]),
     .testTarget(
       name: "CacheShardingTests", dependencies: ["CacheSharding", "ImageTables", "TestFixtures"]),
@@ -107,6 +123,7 @@ let package = Package(
       name: "ImageCachingTests",
       dependencies: [
         "ImageCaching", "ImageProcessing", "ImageTables", "Vips", "TestFixtures", "Locking",
+        "WebLoading",
       ]),
     .testTarget(
       name: "PhotoModelsTests",
@@ -122,6 +139,7 @@ let package = Package(
       dependencies: [
         "ImageToolCLI", "ImageTables", "PhotoModels", "Vips", "imgtool", "Gallery", "TestFixtures",
         "CacheSharding", "compare-caches", "ImageToolManifest", "ImageCaching", "Locking",
+        "WebLoading",
       ]),
   ],
   swiftLanguageModes: [.v6]
