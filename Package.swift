@@ -97,7 +97,7 @@ let package = Package(
     // libvips at test time (Tests/Fixtures/README.md).
     .target(
       name: "TestFixtures", dependencies: ["Vips", "Locking"], path: "Tests/Fixtures",
-      exclude: ["photos", "bad", "README.md", "CREDITS.md"]),
+      exclude: ["photos", "bad", "web", "README.md", "CREDITS.md"]),
     .testTarget(name: "VipsTests", dependencies: ["Vips", "TestFixtures"]),
     .testTarget(
       name: "ImageTablesTests", dependencies: ["ImageTables", "TestFixtures", "Locking"]),
