@@ -12,6 +12,7 @@ let package = Package(
     .library(name: "ImageTables", targets: ["ImageTables"]),
     .library(name: "ImageProcessing", targets: ["ImageProcessing"]),
     .library(name: "ImageCaching", targets: ["ImageCaching"]),
+    .library(name: "WebLoading", targets: ["WebLoading"]),
     .library(name: "CacheSharding", targets: ["CacheSharding"]),
     .library(name: "PhotoModels", targets: ["PhotoModels"]),
     .library(name: "ImageToolManifest", targets: ["ImageToolManifest"]),
@@ -43,6 +44,14 @@ let package = Package(
     .target(name: "CVipsShim", dependencies: ["CVips", "CLCMS2"]),
     // A mutex ThreadSanitizer sees (pthread), for every lock of the library.
     .target(name: "Locking"),
+    // libcurl, for the HTTP(S) client of URL sources (WebLoading).
+    .systemLibrary(
+      name: "CCurl",
+      pkgConfig: "libcurl",
+      providers: [.apt(["libcurl4-openssl-dev"])]
+    ),
+    .target(name: "CCurlShim", dependencies: ["CCurl"]),
+    .target(name: "WebLoading", dependencies: ["CCurl", "CCurlShim", "Locking"]),
     .target(name: "Vips", dependencies: ["CVips", "CVipsShim", "Locking"]),
     .target(name: "ImageToolVersion"),
     .target(name: "ImageTables"),
@@ -99,6 +108,8 @@ let package = Package(
       name: "TestFixtures", dependencies: ["Vips", "Locking"], path: "Tests/Fixtures",
       exclude: ["photos", "bad", "web", "README.md", "CREDITS.md"]),
     .testTarget(name: "VipsTests", dependencies: ["Vips", "TestFixtures"]),
+    .testTarget(
+      name: "WebLoadingTests", dependencies: ["WebLoading", "TestFixtures", "Locking"]),
     .testTarget(
       name: "ImageTablesTests", dependencies: ["ImageTables", "TestFixtures", "Locking"]),
     .testTarget(

@@ -81,6 +81,8 @@ struct ReadmeSnippetTests {
       Fixtures.packageRoot.appendingPathComponent("Sources/CLCMS2/module.modulemap").path,
       build.appendingPathComponent("CVipsShim.build/module.modulemap").path,
       build.appendingPathComponent("ImageToolPluginABI.build/module.modulemap").path,
+      Fixtures.packageRoot.appendingPathComponent("Sources/CCurl/module.modulemap").path,
+      build.appendingPathComponent("CCurlShim.build/module.modulemap").path,
     ]
     for map in moduleMaps { arguments += ["-Xcc", "-fmodule-map-file=\(map)"] }
     for flag in try run(["pkg-config", "--cflags-only-I", "vips"]).output.split(separator: " ") {
