@@ -82,8 +82,9 @@ public final class PhotoLoading: Sendable {
   }
   private let state = Lock(State())
   /// Held while an event of a load is decided and sent, so that a progress event checked
-  /// as current is sent before the end of its load is (always taken before `state`).
-  private let sending = Lock(())
+  /// as current is sent before the end of its load is (always taken before `state`); it
+  /// counts the events sent.
+  private let sending = Lock(0)
 
   /// Tells the work of one load how far it has come.
   public struct ProgressReporter: Sendable {
@@ -222,13 +223,16 @@ public final class PhotoLoading: Sendable {
 
   /// Records and sends the progress of load `number`, if it is still the current load.
   private func report(_ fraction: Double, of number: Int, owner: (any Photo)?) {
-    let current = sending.withLock { _ -> Bool in
+    let current = sending.withLock { sent -> Bool in
       let current = state.withLock { state -> Bool in
         guard state.running == number else { return false }
         state.progress = fraction
         return true
       }
-      if current { subscribers.send(.progress(fraction)) }
+      if current {
+        subscribers.send(.progress(fraction))
+        sent += 1
+      }
       return current
     }
     if current, let owner { postProgress(fraction, owner: owner) }
@@ -236,9 +240,10 @@ public final class PhotoLoading: Sendable {
 
   /// Tells subscribers and posts the notifications that a load ended.
   private func announce(owner: any Photo, succeeded: Bool, error: String?) {
-    sending.withLock { _ in
+    sending.withLock { sent in
       if succeeded { subscribers.send(.progress(1)) }
       subscribers.send(.loadingDidEnd(succeeded: succeeded, error: error))
+      sent += succeeded ? 2 : 1
     }
     if succeeded { postProgress(1, owner: owner) }
     NotificationCenter.default.post(name: .photoLoadingDidEnd, object: owner)
