@@ -61,7 +61,8 @@ let package = Package(
       name: "ImageProcessing",
       dependencies: ["Vips", "ImageTables", "ImageToolPluginABI", "Locking"]),
     .target(
-      name: "ImageCaching", dependencies: ["Vips", "ImageTables", "ImageProcessing", "Locking"]),
+      name: "ImageCaching",
+      dependencies: ["Vips", "ImageTables", "ImageProcessing", "Locking", "WebLoading"]),
     .target(
       name: "PhotoModels",
       dependencies: ["Vips", "ImageTables", "ImageProcessing", "ImageCaching", "Locking"]),
@@ -73,7 +74,7 @@ let package = Package(
       name: "ImageToolCLI",
       dependencies: [
         "Vips", "ImageTables", "ImageProcessing", "ImageCaching", "PhotoModels", "CacheSharding",
-        "ImageToolVersion", "ImageToolManifest", "Locking",
+        "ImageToolVersion", "ImageToolManifest", "Locking", "WebLoading",
       ]),
     .target(name: "ImageToolEngine", dependencies: ["ImageToolCLI", "ImageProcessing"]),
     .target(
@@ -118,6 +119,7 @@ let package = Package(
       name: "ImageCachingTests",
       dependencies: [
         "ImageCaching", "ImageProcessing", "ImageTables", "Vips", "TestFixtures", "Locking",
+        "WebLoading",
       ]),
     .testTarget(
       name: "PhotoModelsTests",
@@ -133,6 +135,7 @@ let package = Package(
       dependencies: [
         "ImageToolCLI", "ImageTables", "PhotoModels", "Vips", "imgtool", "Gallery", "TestFixtures",
         "CacheSharding", "compare-caches", "ImageToolManifest", "ImageCaching", "Locking",
+        "WebLoading",
       ]),
   ],
   swiftLanguageModes: [.v6]

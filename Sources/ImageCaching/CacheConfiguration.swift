@@ -23,7 +23,9 @@ public struct CacheConfiguration: Sendable {
   /// rasterising and writes (never Swift's cooperative pool); the default is the
   /// number of cores.
   public var workers: Int
-  /// Fetches `.url` sources.
+  /// Fetches `.url` sources. The default, a ``StandardLoader``, reads `file:` URLs and
+  /// downloads `http`/`https` ones with the standard ``WebLoading/HTTPLimits``, checking
+  /// each image's header against the `limits` given to this init as it arrives.
   public var loader: any SourceLoader
   /// Receives what the tables noticed (invalidation, corrupt entries).
   public var report: @Sendable (ImageTableEvent) -> Void
@@ -43,7 +45,7 @@ public struct CacheConfiguration: Sendable {
     background: RGBA = RGBA(255, 255, 255), registry: ProcessorRegistry = .withBuiltIns(),
     protection: ProtectionState = .alwaysUnlocked, limits: ImageLimits = .standard,
     failOn: FailOn = .truncated, workers: Int = ProcessInfo.processInfo.activeProcessorCount,
-    loader: any SourceLoader = FileURLLoader(),
+    loader: (any SourceLoader)? = nil,
     report: @escaping @Sendable (ImageTableEvent) -> Void = { _ in },
     releasesWrittenPages: Bool = false, readOnly: Bool = false, waitForWriter: Bool = false
   ) {
@@ -56,7 +58,7 @@ public struct CacheConfiguration: Sendable {
     self.limits = limits
     self.failOn = failOn
     self.workers = workers
-    self.loader = loader
+    self.loader = loader ?? StandardLoader(http: HTTPSourceLoader(imageLimits: limits))
     self.report = report
     self.releasesWrittenPages = releasesWrittenPages
     self.readOnly = readOnly

@@ -1,6 +1,7 @@
 import ImageProcessing
 import ImageTables
 import Vips
+import WebLoading
 
 /// Why the cache could not do what was asked: always naming the entity, format or file.
 public enum CacheError: Error, Sendable, Equatable, CustomStringConvertible {
@@ -16,6 +17,10 @@ public enum CacheError: Error, Sendable, Equatable, CustomStringConvertible {
   /// The URL loader failed.
   case loader(entityID: String, url: String, message: String)
   case noLoader(url: String)
+  /// An `http`/`https` source could not be downloaded as an image (``HTTPSourceLoader``):
+  /// the error names the URL, and ``HTTPSourceError/statusCode`` the HTTP status if
+  /// that is what failed; nothing was written for the entity.
+  case http(entityID: String, error: HTTPSourceError)
   /// A processor or the rasterizer failed; nothing was written for the entity.
   case processing(entityID: String, format: String, error: ProcessingError)
   /// A format's table refused the fill's write; what the fill had written for the
@@ -46,6 +51,8 @@ public enum CacheError: Error, Sendable, Equatable, CustomStringConvertible {
         ? "\(error)" : "\(entityID) (\(source)): \(error.reason)"
     case .loader(let entityID, let url, let message):
       "\(entityID): loading \(url) failed: \(message)"
+    case .http(let entityID, let error):
+      entityID == error.url ? "\(error)" : "\(entityID): \(error)"
     case .noLoader(let url): "\(url): no loader for this URL; give the cache a SourceLoader"
     case .processing(let entityID, let format, let error):
       "\(entityID): format '\(format)': \(error)"

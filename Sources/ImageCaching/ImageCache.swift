@@ -543,7 +543,7 @@ public final class ImageCache: Sendable {
         throw error
       case .failure(let error):
         if operation.isCancelled { throw .cancelled(entityID: entity.id) }
-        throw .loader(entityID: entity.id, url: url.absoluteString, message: "\(error)")
+        throw CacheError(loading: error, entityID: entity.id, url: url)
       }
     }
   }

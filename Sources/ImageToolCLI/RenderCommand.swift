@@ -3,6 +3,7 @@ import Foundation
 import ImageCaching
 import ImageTables
 import ImageToolManifest
+import Locking
 import Vips
 
 /// `imgtool render --family NAME PATH...`: every photo into every format of a family.
@@ -36,8 +37,12 @@ public struct RenderCommand: Command {
           help: "Render only shard I of N (by a stable hash of the entity id); env/N takes I "
             + "from JOB_COMPLETION_INDEX, SLURM_ARRAY_TASK_ID or AWS_BATCH_JOB_ARRAY_INDEX."),
         FailOnOption.spec,
-      ] + CacheOptions.specs,
-      arguments: [.init("path", help: "Photos, and folders of photos.", repeats: true)]
+      ] + URLOptions.specs + CacheOptions.specs,
+      arguments: [
+        .init(
+          "path", help: "Photos, folders of photos, and http:// or https:// URLs of photos.",
+          repeats: true, optional: true)
+      ]
     )
   }
 
@@ -61,6 +66,8 @@ public struct RenderCommand: Command {
       so a render of an unchanged folder writes nothing. Room for this render's photos \
       evicts the least recently used entries of earlier ones; the summary counts them. \
       Raising maximumCount keeps every entry a table holds.
+
+      \(URLOptions.discussion)
       """
   }
 
@@ -70,6 +77,14 @@ public struct RenderCommand: Command {
     var failure: String?
     /// The photo fits no format of the family (each keeps fewer): nothing to do.
     var leftOut = false
+    /// A URL's: the body bytes downloaded, the HTTP status of a refused request, and
+    /// whether the server answered 304 Not Modified.
+    var downloaded = 0
+    var httpStatus: Int?
+    var notModified = false
+    /// A failure libvips's shared error buffer may have mixed another's message into:
+    /// tried again alone at the end (not a download's).
+    var retryAlone = true
   }
 
   /// Which formats of the family each photo goes into: format F takes the first
@@ -127,7 +142,13 @@ public struct RenderCommand: Command {
         option: "--family", value: family,
         reason: "\(manifest.origin) has the families: \(families)")
     }
-    let found = RenderInputs(paths: arguments.positionals, shard: shard)
+    let list = try arguments.value("urls").map(URLList.read)
+    guard !arguments.positionals.isEmpty || list != nil else {
+      throw CommandLineError.missingArgument(name: "path")
+    }
+    let found = RenderInputs(
+      paths: arguments.positionals, urls: list?.entries ?? [], shard: shard)
+    let urls = try URLOptions(arguments, inputs: found.inputs)
     for folder in found.emptyFolders {
       console.err(
         "imgtool: render: \(folder) holds no photos: no file in it or its subfolders has "
@@ -145,7 +166,8 @@ public struct RenderCommand: Command {
     // so an up-to-date render works on a read-only cache and beside another writer.
     // (A sheet is drawn from the tables the render opens: that path writes it.)
     if !force, arguments.value("sheet") == nil,
-      let tables = Self.upToDateTables(found.inputs, family: family, arguments, context)
+      let tables = await Self.upToDateTables(
+        found.inputs, family: family, arguments, context, urls: urls)
     {
       // Photos past what the family keeps are left out of its formats (prefixes of
       // the order found): those left out of every one are past the largest.
@@ -155,7 +177,7 @@ public struct RenderCommand: Command {
         rendered: 0,
         upToDate: found.inputs.count - leftOut, failed: found.problems, entriesWritten: 0,
         seconds: ProgressReporter.seconds(ContinuousClock.now - start), tables: tables,
-        manifest: manifest.origin, leftOut: leftOut)
+        manifest: manifest.origin, leftOut: leftOut, downloaded: urls?.downloadedInLook)
       summary.print(to: console, json: arguments.flag("json"))
       return found.problems.isEmpty ? ExitCode.success : ExitCode.failure
     }
@@ -183,6 +205,7 @@ public struct RenderCommand: Command {
     Vips.concurrency = max(1, ProcessInfo.processInfo.activeProcessorCount / jobs)
     let names = cache.formatNames(family: family)
     let placement = Placement(found.inputs, formats: names, cache: cache)
+    let urlRender = urls?.render(cache: cache, formats: names)
     // What each table held, to count what this render evicted.
     let before = Dictionary(
       uniqueKeysWithValues: names.compactMap { name in
@@ -196,20 +219,24 @@ public struct RenderCommand: Command {
     var rendered: [RenderInputs.Input] = []
     var skipped = 0
     var leftOut = 0
+    var downloaded = 0
+    var failedURLs: [String: Int?] = [:]
     func record(_ input: RenderInputs.Input, _ outcome: Outcome) {
+      downloaded += outcome.downloaded
       if let failure = outcome.failure {
         failed.append((input.path, failure))
+        if input.url != nil { failedURLs[input.path] = outcome.httpStatus }
         progress.finished(input.path, "failed: \(failure)")
       } else if outcome.leftOut {
         leftOut += 1
         progress.finished(input.path, "left out: the family's tables keep fewer photos")
       } else if outcome.skipped {
         skipped += 1
-        progress.finished(input.path, "up to date")
+        progress.finished(input.path, "up to date" + URLOptions.note(outcome))
       } else {
         written += outcome.written
         rendered.append(input)
-        progress.finished(input.path, "written")
+        progress.finished(input.path, "written" + URLOptions.note(outcome))
       }
     }
     // libvips keeps one error buffer for the whole process: a photo that fails beside
@@ -240,13 +267,14 @@ public struct RenderCommand: Command {
             input,
             await Self.render(
               input, family: family, formats: placement.formats(for: input), cache: cache,
-              force: force)
+              force: force, urls: urlRender)
           )
         }
       }
-      for _ in 0..<jobs { startNext() }
+      // URLs download ahead of the workers decoding (bounded: see URLOptions).
+      for _ in 0..<(urls?.window(jobs: jobs) ?? jobs) { startNext() }
       for await (input, outcome) in group {
-        if outcome.failure != nil, jobs > 1 {
+        if outcome.failure != nil, outcome.retryAlone, jobs > 1 {
           failedBesideOthers.append(input)
         } else {
           record(input, outcome)
@@ -266,7 +294,7 @@ public struct RenderCommand: Command {
           input,
           await Self.render(
             input, family: family, formats: placement.formats(for: input), cache: cache,
-            force: force))
+            force: force, urls: urlRender))
       }
     }
     // The tables' writer locks go with the cache: let its last fill tasks end first.
@@ -286,7 +314,8 @@ public struct RenderCommand: Command {
     let summary = Summary(
       family: family, shard: shard, photos: found.inputs.count + found.problems.count,
       rendered: rendered.count, upToDate: skipped, failed: failed, entriesWritten: written,
-      seconds: seconds, tables: tables, manifest: manifest.origin, leftOut: leftOut)
+      seconds: seconds, tables: tables, manifest: manifest.origin, leftOut: leftOut,
+      downloaded: urls.map { _ in downloaded }, failedURLs: failedURLs)
     summary.print(to: console, json: arguments.flag("json"))
     // After the summary: the entries are written whatever becomes of the sheet.
     if let sheet = arguments.value("sheet") {
@@ -314,8 +343,8 @@ public struct RenderCommand: Command {
   /// current version; nil as soon as one is not (or a table is missing or changed).
   static func upToDateTables(
     _ inputs: [RenderInputs.Input], family: String, _ arguments: ParsedArguments,
-    _ context: CommandContext
-  ) -> [TableSummary]? {
+    _ context: CommandContext, urls: URLOptions?
+  ) async -> [TableSummary]? {
     guard
       let (_, cache) = try? CacheOptions.open(
         arguments, context: Self.silent(context), family: family, readOnly: true)
@@ -328,7 +357,7 @@ public struct RenderCommand: Command {
       return nil
     }
     let placement = Placement(inputs, formats: names, cache: cache)
-    for input in inputs {
+    for input in inputs where input.url == nil {
       guard let bytes = try? [UInt8](Data(contentsOf: URL(fileURLWithPath: input.path))) else {
         return nil
       }
@@ -338,6 +367,12 @@ public struct RenderCommand: Command {
       guard placement.formats(for: input).allSatisfy({ cache.contains(entity, format: $0) }) else {
         return nil
       }
+    }
+    if let urls,
+      await !urls.render(cache: cache, formats: names).allUpToDate(
+        inputs.filter { $0.url != nil }.map { ($0, placement.formats(for: $0)) }, cache: cache)
+    {
+      return nil
     }
     return names.compactMap { name in
       cache.table(format: name).map {
@@ -382,8 +417,12 @@ public struct RenderCommand: Command {
   /// One photo: read once, hashed for its version, skipped if up to date, else filled
   /// into `formats` (those of the family it fits, see ``Placement``).
   static func render(
-    _ input: RenderInputs.Input, family: String, formats: [String], cache: ImageCache, force: Bool
+    _ input: RenderInputs.Input, family: String, formats: [String], cache: ImageCache, force: Bool,
+    urls: URLRender? = nil
   ) async -> Outcome {
+    if input.url != nil, let urls {
+      return await urls.render(input, family: family, formats: formats, cache: cache, force: force)
+    }
     let bytes: [UInt8]
     do {
       bytes = try [UInt8](Data(contentsOf: URL(fileURLWithPath: input.path)))
@@ -436,6 +475,10 @@ public struct RenderCommand: Command {
     var manifest: String
     /// Photos that fit no format of the family (left out of every one).
     var leftOut = 0
+    /// Body bytes downloaded, when the render has URLs.
+    var downloaded: Int?
+    /// The failed URLs (by path), with the HTTP status when one refused them.
+    var failedURLs: [String: Int?] = [:]
 
     /// Photos rendered per second; nil when none was.
     var rate: Double? { rendered > 0 && seconds > 0 ? Double(rendered) / seconds : nil }
@@ -448,7 +491,8 @@ public struct RenderCommand: Command {
           + "\(count(photos, "photo")): \(rendered) rendered, "
           + "\(upToDate) up to date, \(failed.count) failed"
           + (leftOut > 0 ? ", \(leftOut) left out" : "") + "; "
-          + "\(count(entriesWritten, "entry", "entries")) written, \(time)"
+          + "\(count(entriesWritten, "entry", "entries")) written, "
+          + (downloaded.map { "\(ByteCountText.describe($0)) downloaded, " } ?? "") + time
       ]
       lines += failed.map { "  failed: \($0.path): \($0.error)" }
       lines += tables.map { table in
@@ -494,10 +538,15 @@ public struct RenderCommand: Command {
         ("inputs", .integer(photos)),
         ("rendered", .integer(rendered)), ("skipped", .integer(upToDate)),
         ("written", .integer(entriesWritten)),
+        ("downloadedBytes", downloaded.map(JSONValue.integer) ?? .null),
         (
           "failed",
           .array(
-            failed.map { .object([("path", .string($0.path)), ("error", .string($0.error))]) })
+            failed.map { failure in
+              .object(
+                [("path", .string(failure.path)), ("error", .string(failure.error))]
+                  + URLOptions.json(failedURLs, path: failure.path))
+            })
         ),
         ("seconds", .number(seconds)), ("imagesPerSecond", rate.map(JSONValue.number) ?? .null),
         ("evicted", .integer(tables.map(\.evicted).reduce(0, +))),

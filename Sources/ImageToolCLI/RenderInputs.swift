@@ -10,6 +10,8 @@ struct RenderInputs {
   struct Input: Sendable, Equatable {
     var path: String
     var entityID: String
+    /// Set for a URL (given itself or in a `--urls` list); `path` is then how it is shown.
+    var url: URL? = nil
   }
 
   /// Image files a folder's walk picks up: every extension a trusted loader of the
@@ -37,27 +39,18 @@ struct RenderInputs {
   /// likely the wrong folder, so the render says so rather than rendering nothing quietly.
   var emptyFolders: [String] = []
 
-  /// The photos in `paths`; with a `shard`, only those whose entity id is in it (a
-  /// path that does not exist is reported by every shard).
-  init(paths: [String], shard: Shard? = nil) {
+  /// The photos in `paths` (files, folders and http/https URLs) and then `urls` (a
+  /// `--urls` list); with a `shard`, only those whose entity id is in it (a path that
+  /// does not exist is reported by every shard).
+  init(paths: [String], urls: [URLList.Entry] = [], shard: Shard? = nil) {
     var seen: [String: String] = [:]
-    for path in paths {
-      var isDirectory: ObjCBool = false
-      guard FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory) else {
-        problems.append((path, "no such file or folder"))
-        continue
-      }
-      let found: [Input]
-      if isDirectory.boolValue {
-        found = Self.walk(path)
-        if found.isEmpty { emptyFolders.append(path) }
-      } else {
-        found = [Input(path: path, entityID: RenderedEntity.id(file: path, relativeTo: nil)!)]
-      }
+    func add(_ found: [Input]) {
       for input in found where shard?.contains(input.entityID) ?? true {
         if let first = seen[input.entityID] {
-          // The same file named twice (itself and its folder): one photo.
-          if Self.sameFile(first, input.path) { continue }
+          // The same file named twice (itself and its folder), or a URL twice: one photo.
+          if first == input.path || (input.url == nil && Self.sameFile(first, input.path)) {
+            continue
+          }
           problems.append(
             (
               input.path,
@@ -69,6 +62,29 @@ struct RenderInputs {
         inputs.append(input)
       }
     }
+    for path in paths {
+      if URLList.looksLikeWebURL(path) {
+        guard let url = URLList.webURL(path) else {
+          problems.append((path, "not a valid http:// or https:// URL with a host"))
+          continue
+        }
+        add([Input(path: path, entityID: RenderedEntity.id(url: url), url: url)])
+        continue
+      }
+      var isDirectory: ObjCBool = false
+      guard FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory) else {
+        problems.append((path, "no such file or folder"))
+        continue
+      }
+      if isDirectory.boolValue {
+        let found = Self.walk(path)
+        if found.isEmpty { emptyFolders.append(path) }
+        add(found)
+      } else {
+        add([Input(path: path, entityID: RenderedEntity.id(file: path, relativeTo: nil)!)])
+      }
+    }
+    add(urls.map { Input(path: $0.url.absoluteString, entityID: $0.entityID, url: $0.url) })
   }
 
   /// Whether two paths name the same file (links followed).

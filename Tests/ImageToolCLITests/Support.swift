@@ -40,10 +40,11 @@ enum Paths {
 }
 
 /// Runs the built `imgtool` executable (or `program`) as a user would, in its own
-/// process, with `environment` instead of this one's when given.
+/// process, with `environment` instead of this one's when given, and `standardInput`
+/// as its standard input when given.
 func runExecutable(
   _ arguments: [String], in folder: URL? = nil, program: URL = Paths.executable,
-  environment: [String: String]? = nil
+  environment: [String: String]? = nil, standardInput: Data? = nil
 ) throws -> (status: Int32, out: String, err: String) {
   let process = Process()
   process.executableURL = program
@@ -54,7 +55,13 @@ func runExecutable(
   let err = Pipe()
   process.standardOutput = out
   process.standardError = err
+  let input = standardInput.map { _ in Pipe() }
+  if let input { process.standardInput = input }
   try process.run()
+  if let input, let standardInput {
+    input.fileHandleForWriting.write(standardInput)
+    try input.fileHandleForWriting.close()
+  }
   let outData = out.fileHandleForReading.readDataToEndOfFile()
   let errData = err.fileHandleForReading.readDataToEndOfFile()
   process.waitUntilExit()

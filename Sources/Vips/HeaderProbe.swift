@@ -1,0 +1,44 @@
+/// What the first bytes of an image that is still arriving show: not enough yet, or its
+/// header, read by the trusted loader that recognises the bytes (never by what a server
+/// or a file name claims they are).
+///
+/// A download checks it as bytes come in, to refuse a non-image or an image over its
+/// ``ImageLimits`` before the rest of the body is sent.
+///
+/// <!-- snippet context: let firstBytes: [UInt8] = [] -->
+/// ```swift
+/// switch try HeaderProbe.probe(firstBytes, name: "http://host/a.jpg") {
+/// case .needMore: break  // wait for the next chunk
+/// case .header(let header): try ImageLimits.standard.check(header, source: "http://host/a.jpg")
+/// }
+/// ```
+public enum HeaderProbe: Sendable, Equatable {
+  /// The bytes so far may be the start of an image whose header has not all arrived.
+  case needMore
+  /// The header is complete: what it says, nothing decoded.
+  case header(ImageHeader)
+
+  /// How many bytes a loader's signature needs at most: fewer that no loader recognises
+  /// may still become an image.
+  public static let signatureBytes = 64
+
+  /// Probes `prefix`, the first bytes of an image (or all of them).
+  ///
+  /// Throws ``VipsError/notAnImage(source:)`` when at least ``signatureBytes`` bytes are
+  /// there and no loader recognises them, and ``VipsError/blockedLoader(source:loader:)``
+  /// when only a loader blocked for untrusted input does. A header that does not parse
+  /// yet is ``needMore``: the decode of the whole body says what is wrong with it.
+  public static func probe(_ prefix: [UInt8], name: String) throws(VipsError) -> HeaderProbe {
+    try Vips.start()
+    guard !prefix.isEmpty else { return .needMore }
+    do {
+      _ = try InputCheck.bytes(prefix, name: name)
+    } catch .notAnImage where prefix.count < signatureBytes {
+      return .needMore
+    }
+    guard let image = try? VipsImage(bytes: prefix, name: name, limits: nil) else {
+      return .needMore
+    }
+    return .header(image.header)
+  }
+}

@@ -1,0 +1,258 @@
+import CacheSharding
+import Foundation
+import ImageTables
+import TestFixtures
+import Testing
+
+@testable import ImageToolCLI
+
+/// `imgtool render` of http URLs, against nginx and the misbehaving server.
+@Suite("imgtool render of URLs")
+struct RenderURLTests {
+  private func json(_ lines: [String]) throws -> [String: Any] {
+    try #require(
+      try JSONSerialization.jsonObject(with: Data(lines.joined().utf8)) as? [String: Any])
+  }
+
+  /// Every entry of the family's tables in `cache`: id to (version, width, height, bytes).
+  private func entries(_ cache: String, format: String) throws -> [String: Entry] {
+    let table = try ImageTable(existingTableAt: cache + "/\(format).table")
+    var found: [String: Entry] = [:]
+    for entry in table.entries() {
+      let bitmap = try #require(
+        table.bitmap(entityID: entry.entityID, sourceVersion: entry.sourceVersion))
+      found[entry.entityID] = Entry(
+        version: entry.sourceVersion, width: bitmap.width, height: bitmap.height,
+        bytes: Array(bitmap.bytes))
+    }
+    return found
+  }
+
+  struct Entry: Equatable {
+    var version: String
+    var width: Int, height: Int
+    var bytes: [UInt8]
+  }
+
+  private static let formats = ["avatar.small", "avatar.medium", "avatar.large"]
+  private static let names = ["rocket.jpg", "hubble.jpg", "coffee.png"]
+
+  @Test func urlsRenderAsTheirFilesThenAnswer304ThenAChangeRenders() async throws {
+    let (photos, cache) = try copiedPhotos(Self.names)
+    let server = try await onOwnThread { try NginxServer.start(serving: photos) }
+    defer { server.stop() }
+    let urls = Self.names.map { server.url($0).absoluteString }
+    let first = await runTool(["render", "--family", "avatar", "--cache", cache, "--json"] + urls)
+    #expect(first.status == 0, "\(first.err)")
+    let summary = try json(first.out)
+    #expect(summary["written"] as? Int == 9)
+    let sizes = try Self.names.map { try Fixtures.bytes($0).count }
+    #expect(summary["downloadedBytes"] as? Int == sizes.reduce(0, +))
+
+    // Byte for byte what a render of the same files gives; the versions the ETags.
+    let fileCache = photos.deletingLastPathComponent().appendingPathComponent("files").path
+    let files = await runTool(
+      ["render", "--family", "avatar", "--cache", fileCache, "--quiet"]
+        + Self.names.map { photos.appendingPathComponent($0).path })
+    #expect(files.status == 0)
+    let log = server.accessLog(waitingFor: 3)
+    for format in Self.formats {
+      let web = try entries(cache, format: format)
+      let disk = try entries(fileCache, format: format)
+      #expect(Set(web.keys) == Set(urls))
+      for (name, url) in zip(Self.names, urls) {
+        let (webEntry, diskEntry) = (try #require(web[url]), try #require(disk[name]))
+        #expect(webEntry.bytes == diskEntry.bytes, "\(format) \(name)")
+        #expect(webEntry.width == diskEntry.width && webEntry.height == diskEntry.height)
+        let etag = try #require(log.first { $0.path == "/" + name && $0.status == 200 })
+        #expect(etag.status == 200 && etag.bodyBytes == sizes[Self.names.firstIndex(of: name)!])
+        #expect(webEntry.version.hasPrefix("etag:\""))
+      }
+    }
+
+    // Again: conditional requests only, each answered 304 with no body; nothing written.
+    let again = await runTool(["render", "--family", "avatar", "--cache", cache] + urls)
+    #expect(again.status == 0)
+    #expect(
+      again.out.first?.hasPrefix(
+        "render: family avatar: 3 photos: 0 rendered, 3 up to date, 0 failed; 0 entries "
+          + "written, 0 B downloaded, in ") == true, "\(again.out)")
+    // Nothing to write: the read-only look answered it all, with no progress lines.
+    #expect(again.err == [])
+    let second = Array(server.accessLog(waitingFor: 6).dropFirst(3))
+    #expect(second.count == 3)
+    #expect(second.allSatisfy { $0.status == 304 && $0.bodyBytes == 0 })
+    let stored = try entries(cache, format: "avatar.small")
+    for request in second {
+      let url = server.url(String(request.path.dropFirst())).absoluteString
+      #expect(request.ifNoneMatch.map { "etag:" + $0 } == stored[url]?.version)
+    }
+
+    // A changed file (new ETag) renders again; the others stay up to date.
+    let coffee = photos.appendingPathComponent("coffee.png")
+    try FileManager.default.removeItem(at: coffee)
+    try FileManager.default.copyItem(atPath: Fixtures.photo("chelsea.png"), toPath: coffee.path)
+    let changed = await runTool(
+      ["render", "--family", "avatar", "--cache", cache, "--json"] + urls)
+    #expect(changed.status == 0)
+    let changedSummary = try json(changed.out)
+    #expect(changedSummary["rendered"] as? Int == 1)
+    #expect(changedSummary["skipped"] as? Int == 2)
+    #expect(changedSummary["written"] as? Int == 3)
+    // Downloaded once, though the read-only look asked first.
+    #expect(changedSummary["downloadedBytes"] as? Int == (try Fixtures.bytes("chelsea.png").count))
+    let third = Array(server.accessLog(waitingFor: 9).dropFirst(6))
+    #expect(third.filter { $0.status == 200 }.map(\.path) == ["/coffee.png"])
+    let now = try entries(cache, format: "avatar.large")
+    #expect(now[urls[2]]?.version != stored[urls[2]]?.version)
+    // The new entries are the new file's.
+    _ = await runTool(
+      ["render", "--family", "avatar", "--cache", fileCache, "--quiet", coffee.path])
+    #expect(
+      now[urls[2]]?.bytes == (try entries(fileCache, format: "avatar.large"))["coffee.png"]?.bytes)
+  }
+}
+
+extension RenderURLTests {
+  @Test func aURLListNamesIdsAndTakesCommentsAndStandardInput() async throws {
+    let (photos, cache) = try copiedPhotos(Self.names)
+    let server = try await onOwnThread { try NginxServer.start(serving: photos) }
+    defer { server.stop() }
+    let list = """
+      # the trip
+      rome\t\(server.url("rocket.jpg").absoluteString)
+
+      \(server.url("hubble.jpg").absoluteString)
+      """
+    let file = photos.deletingLastPathComponent().appendingPathComponent("urls.txt")
+    try Data(list.utf8).write(to: file)
+    let result = await runTool([
+      "render", "--family", "avatar", "--cache", cache, "--urls", file.path, "--json",
+    ])
+    #expect(result.status == 0, "\(result.err)")
+    #expect(
+      Set(try entries(cache, format: "avatar.small").keys)
+        == ["rome", server.url("hubble.jpg").absoluteString])
+
+    // From standard input, in its own process.
+    let other = photos.deletingLastPathComponent().appendingPathComponent("stdin-cache").path
+    let piped = try await onOwnThread {
+      try runExecutable(
+        ["render", "--family", "avatar", "--cache", other, "--urls", "-", "--json"],
+        standardInput: Data(list.utf8))
+    }
+    #expect(piped.status == 0, "\(piped.err)")
+    #expect(
+      Set(try entries(other, format: "avatar.small").keys)
+        == ["rome", server.url("hubble.jpg").absoluteString])
+
+    // A bad line is named with the file and its number; nothing is rendered.
+    try Data((list + "\nftp://example.com/a.jpg\n").utf8).write(to: file)
+    let bad = await runTool(["render", "--family", "avatar", "--cache", cache, "--urls", file.path])
+    #expect(bad.status == 1)
+    #expect(
+      bad.err == [
+        "imgtool: --urls \(file.path):5: 'ftp://example.com/a.jpg': not an http:// or "
+          + "https:// URL with a host"
+      ])
+  }
+
+  /// Each misbehaving case fails alone with its reason and status; the good URLs render.
+  @Test func aBatchOfMisbehavingURLsNamesEachAndRendersTheRest() async throws {
+    let server = try await onOwnThread { try MisbehavingServer.start() }
+    defer { server.stop() }
+    let cache = try Fixtures.temporaryFolder().appendingPathComponent("cache").path
+    let good = [server.url("photos/rocket.jpg"), server.url("png-as-jpeg.jpg")].map(
+      \.absoluteString)
+    let refused = MisbehavingServer.refusedURL().absoluteString
+    let url = { (path: String) in server.url(path).absoluteString }
+    let rocket = try Fixtures.bytes("rocket.jpg").count
+    let expected: [(url: String, error: String, status: Int?)] = [
+      (
+        url("page.jpg"),
+        "the server sent an HTML page (Content-Type text/html; charset=utf-8), not an image; "
+          + "the URL may be wrong, or the page an error or login page sent with status 200", nil
+      ),
+      (url("missing.jpg"), "the server answered 404 Not Found", 404),
+      (
+        url("short.jpg"),
+        "the body ended after \(rocket / 2) of its \(rocket) bytes after 1 attempt; the server "
+          + "closed the connection early", nil
+      ),
+      (
+        url("stall.jpg"),
+        "no byte arrived for 1 s (idle timeout) after 1 attempt; the server is stalled or too "
+          + "slow, raise --timeout if it is only slow", nil
+      ),
+      (
+        url("loop"),
+        "redirect loop \(url("loop")) -> \(url("loop2")) -> \(url("loop")); the server "
+          + "redirects in a circle, fix its redirects", nil
+      ),
+    ]
+    let arguments =
+      ["render", "--family", "avatar", "--cache", cache, "--timeout", "1", "--retries", "0"]
+      + [good[0]] + expected.map(\.url) + [url("huge.jpg"), refused, good[1]]
+    let result = await runTool(arguments + ["--json"])
+    #expect(result.status == 1)
+    let summary = try json(result.out)
+    #expect(summary["rendered"] as? Int == 2)
+    #expect(summary["written"] as? Int == 6)
+    let failed = try #require(summary["failed"] as? [[String: Any]])
+    var byURL: [String: [String: Any]] = [:]
+    for failure in failed { byURL[failure["url"] as? String ?? ""] = failure }
+    #expect(Set(byURL.keys) == Set(expected.map(\.url) + [refused, url("huge.jpg")]))
+    for (url, error, status) in expected {
+      let failure = try #require(byURL[url])
+      #expect(failure["path"] as? String == url)
+      #expect(failure["error"] as? String == error)
+      #expect(failure["status"] as? Int == status)
+      if status == nil { #expect(failure["status"] is NSNull) }
+    }
+    // 8 GiB announced: refused at the headers, whatever the client calls it (its
+    // Content-Length check, or libcurl's own maximum file size).
+    let huge = try #require(byURL[url("huge.jpg")])
+    #expect((huge["error"] as? String)?.hasPrefix("the body ") == true)
+    #expect((huge["error"] as? String)?.contains(" the limit of 104857600 bytes") == true)
+    #expect(huge["status"] is NSNull)
+    let refusal = try #require(byURL[refused]?["error"] as? String)
+    #expect(refusal.hasPrefix("no connection ("))
+    #expect(
+      refusal.hasSuffix(") after 1 attempt; check that the server is up and the address is right"))
+    // Nothing was written for the failed ones.
+    for format in Self.formats {
+      #expect(Set(try entries(cache, format: format).keys) == Set(good))
+    }
+
+    // The same in text: each failure on a line of its own, URL first.
+    let text = await runTool(arguments + ["--force", "--quiet"])
+    #expect(text.status == 1)
+    for (url, error, _) in expected {
+      #expect(text.out.contains("  failed: \(url): \(error)"), "\(url)")
+    }
+  }
+
+  @Test func shardsSplitAURLListByEntityID() async throws {
+    let (photos, _) = try copiedPhotos(Self.names)
+    let server = try await onOwnThread { try NginxServer.start(serving: photos) }
+    defer { server.stop() }
+    // Twelve URLs (the query makes each its own entity; nginx serves the file).
+    let urls = (0..<12).map { server.url(Self.names[$0 % 3] + "?n=\($0)").absoluteString }
+    let work = try Fixtures.temporaryFolder()
+    var seen: [Set<String>] = []
+    for index in 0...1 {
+      let cache = work.appendingPathComponent("shard\(index)").path
+      let result = await runTool(
+        ["render", "--family", "avatar", "--cache", cache, "--shard", "\(index)/2", "--quiet"]
+          + urls)
+      #expect(result.status == 0, "\(result.err)")
+      let shard = try Shard(index: index, count: 2)
+      let ids = Set(try entries(cache, format: "avatar.small").keys)
+      #expect(ids == Set(urls.filter(shard.contains)))
+      seen.append(ids)
+    }
+    #expect(seen[0].isDisjoint(with: seen[1]))
+    #expect(seen[0].union(seen[1]) == Set(urls))
+    #expect(!seen[0].isEmpty && !seen[1].isEmpty)
+  }
+}
