@@ -79,7 +79,9 @@ public final class CachedPhoto: Photo {
   /// filled for that version. The default, ``defaultURLVersion``, says the picture behind
   /// the URL does not change; when it can, pass what changes with it (the `updatedAt` or
   /// the hash your API gives), or delete the entry (`cache.delete(url.absoluteString)`)
-  /// to fetch it again.
+  /// to fetch it again. An entry `imgtool render` wrote for the URL carries the version
+  /// the server gave it (`etag:...`, see ``ImageCaching/RenderedEntity``): to read that
+  /// entry, pass that version (a table's `entries()` list it).
   ///
   /// <!-- snippet context: import ImageCaching -->
   /// <!-- snippet context: import ImageTables -->

@@ -105,3 +105,66 @@ struct BrowseProgressTests {
     #expect(BrowserFrame.filledWidth(1.5, barWidth: 160) == 160)
   }
 }
+
+@Suite("imgtool browse --url", .timeLimit(.minutes(1)))
+struct BrowseURLTests {
+  @Test func aFrameDrawnMidDownloadShowsItsProgressBar() async throws {
+    let server = try await onOwnThread { try MisbehavingServer.start() }
+    defer { server.stop() }
+    let work = try Paths.temporaryFolder()
+    let output = work.appendingPathComponent("loading.png").path
+    // rocket.jpg in 10 chunks a minute apart: the frame is drawn after the first.
+    let url = server.url("slow.jpg?chunks=10&seconds=600").absoluteString
+    let result = await runTool([
+      "browse", "--cache", work.appendingPathComponent("cache").path, "--url", url,
+      "--at-progress", "0.05", "--width", "320", "--out", output,
+    ])
+    #expect(result.status == 0, "\(result.err)")
+    let line = try #require(result.out.first)
+    let prefix = "\(output): 320x324, photo 1 of 1 (\(url)), loading: "
+    #expect(line.hasPrefix(prefix) && line.hasSuffix(" of it downloaded"), "\(line)")
+    let fraction = try #require(
+      Double(line.dropFirst(prefix.count).dropLast(" of it downloaded".count)))
+    // The first chunk is a tenth of the photo: 11253 of 112525 bytes.
+    let size = try Fixtures.bytes("rocket.jpg").count
+    #expect(fraction >= 0.05 && fraction <= Double((size + 9) / 10) / Double(size), "\(fraction)")
+    let frame = try VipsImage(file: output)
+    let bar = BrowserFrame.progressBarFrame(width: 320, pageHeight: 240)
+    var white = 0
+    for x in bar.x..<(bar.x + bar.width) {
+      let pixel = try frame.pixel(x: x, y: bar.y + 3)
+      if pixel == [255, 255, 255] { white += 1 } else { #expect(pixel == [90, 90, 90]) }
+    }
+    #expect(white == Int((fraction * 160).rounded()) && white > 0, "\(white) for \(fraction)")
+  }
+
+  @Test func withoutAtProgressTheFrameShowsTheLoadedPhoto() async throws {
+    let server = try await onOwnThread { try MisbehavingServer.start() }
+    defer { server.stop() }
+    let work = try Paths.temporaryFolder()
+    let output = work.appendingPathComponent("loaded.png").path
+    let url = server.url("photos/coffee.png").absoluteString
+    let result = await runTool([
+      "browse", "--cache", work.appendingPathComponent("cache").path, "--url", url,
+      "--width", "320", "--out", output,
+    ])
+    #expect(result.status == 0, "\(result.err)")
+    #expect(result.out == ["\(output): 320x324, photo 1 of 1 (\(url))"])
+    // coffee.png (600x400) fitted in the 320x240 page: 320x213, from y 13 to 226.
+    let frame = try VipsImage(file: output)
+    #expect(try frame.pixel(x: 160, y: 5) == [0, 0, 0])
+    #expect(try frame.pixel(x: 160, y: 230) == [0, 0, 0])
+    #expect(try frame.pixel(x: 160, y: 120) != [0, 0, 0])
+  }
+
+  @Test func atProgressNeedsURLs() async throws {
+    let result = await runTool([
+      "browse", "--at-progress", "0.5", "--out", "/tmp/never.png",
+    ])
+    #expect(result.status != 0)
+    #expect(
+      result.err.contains {
+        $0.contains("--at-progress") && $0.contains("only photos from --url load while browsing")
+      }, "\(result.err)")
+  }
+}
