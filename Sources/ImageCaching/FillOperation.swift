@@ -18,7 +18,10 @@ final class FillOperation: @unchecked Sendable {
   /// and look up the entries they want once they run: a `Bitmap` handed to a waiter
   /// that has not run yet would pin its slot for as long as the waiter waits for a
   /// thread, and enough of them leave a table no slot to evict.
-  var waiters: [UUID: CheckedContinuation<Void, any Error>] = [:]
+  var waiters: [UUID: FillWaiter] = [:]
+  /// The newest progress its source's load reported, and how many reports came so far:
+  /// a request that joins is given it at once.
+  var progress: (latest: LoadProgress, sequence: UInt64)?
   /// The highest priority any of its requests asked for.
   var priority: FillPriority
   /// Its place in the workers' queue, once it is there.

@@ -123,14 +123,30 @@ public final class ImageCache: Sendable {
 
   /// A hit, or a fill of the format's family (or of this format alone, if
   /// `wholeFamily` is false) and then the entry.
+  ///
+  /// `progress` hears how far the fill's source load has come (a URL source's bytes, as
+  /// the ``SourceLoader`` reports them): see ``fill(_:family:only:force:priority:progress:)``.
+  /// A hit calls it never.
+  ///
+  /// <!-- snippet context: import ImageTables -->
+  /// <!-- snippet context: let small = try ImageFormat(name: "photo.screen", family: "photo", width: 64, height: 48) -->
+  /// <!-- snippet context: let cache = try ImageCache(configuration: .init(directory: URL(fileURLWithPath: "c"), formats: [small])) -->
+  /// ```swift
+  /// let url = URL(string: "https://example.com/rome.jpg")!
+  /// let rome = Entity(id: url.absoluteString, sourceVersion: "1", source: .url(url))
+  /// let screen = try await cache.image(for: rome, format: "photo.screen") { progress in
+  ///   if let fraction = progress.fraction { print("\(Int(fraction * 100))%") }
+  /// }
+  /// ```
   public func image(
-    for entity: Entity, format: String, wholeFamily: Bool = true, priority: FillPriority = .normal
+    for entity: Entity, format: String, wholeFamily: Bool = true, priority: FillPriority = .normal,
+    progress: (@Sendable (LoadProgress) -> Void)? = nil
   ) async throws(CacheError) -> Bitmap {
     if let hit = cachedImage(for: entity, format: format) { return hit }
     guard let family = formats[format]?.family else { throw .unknownFormat(format) }
     let filled = try await fill(
       entity, family: family, only: wholeFamily ? nil : [format], force: false,
-      priority: priority, wants: [format])
+      priority: priority, wants: [format], progress: progress)
     guard let bitmap = filled[format] ?? cachedImage(for: entity, format: format) else {
       throw .cancelled(entityID: entity.id)
     }
@@ -147,12 +163,21 @@ public final class ImageCache: Sendable {
   /// goes first. If anything fails (the source, a pipeline), every waiter gets the error
   /// and nothing is written for the entity. `only` limits the fill to some formats of
   /// the family; `force` redraws entries that are up to date.
+  ///
+  /// `progress`, if given, hears how far the source's load has come, as the
+  /// ``SourceLoader`` reports it: every request waiting for the fill hears the same
+  /// reports, and a request that joins a fill under way hears the newest at once. The
+  /// calls come outside the cache's lock, one at a time and in order for each request,
+  /// and never once its request has returned (or thrown). Sources that are not URLs, and
+  /// loaders that report nothing, give no progress.
   @discardableResult
   public func fill(
     _ entity: Entity, family: String, only: Set<String>? = nil, force: Bool = false,
-    priority: FillPriority = .normal
+    priority: FillPriority = .normal, progress: (@Sendable (LoadProgress) -> Void)? = nil
   ) async throws(CacheError) -> [String: Bitmap] {
-    try await fill(entity, family: family, only: only, force: force, priority: priority, wants: nil)
+    try await fill(
+      entity, family: family, only: only, force: force, priority: priority, wants: nil,
+      progress: progress)
   }
 
   /// A fill, and then the entries of `wants` (nil: all of its formats), looked up once
@@ -160,7 +185,7 @@ public final class ImageCache: Sendable {
   /// while the table took newer ones) is filled again, up to three times.
   private func fill(
     _ entity: Entity, family: String, only: Set<String>?, force: Bool, priority: FillPriority,
-    wants: Set<String>?
+    wants: Set<String>?, progress: (@Sendable (LoadProgress) -> Void)? = nil
   ) async throws(CacheError) -> [String: Bitmap] {
     var names = formatNames(family: family)
     guard !names.isEmpty else { throw .unknownFamily(family) }
@@ -184,7 +209,7 @@ public final class ImageCache: Sendable {
       if !forcing, names.allSatisfy({ contains(entity, format: $0) }), let hits = lookUp() {
         return hits
       }
-      try await waitForFill(key: key, entity: entity, priority: priority)
+      try await waitForFill(key: key, entity: entity, priority: priority, progress: progress)
       forcing = false
       if let entries = lookUp() { return entries }
     }
@@ -192,15 +217,17 @@ public final class ImageCache: Sendable {
   }
 
   /// Joins the fill of `key` (starting it if none runs) and returns when it has ended.
-  private func waitForFill(key: FillOperation.Key, entity: Entity, priority: FillPriority)
-    async throws(CacheError)
-  {
+  private func waitForFill(
+    key: FillOperation.Key, entity: Entity, priority: FillPriority,
+    progress: (@Sendable (LoadProgress) -> Void)?
+  ) async throws(CacheError) {
     let waiter = UUID()
     do {
       try await withTaskCancellationHandler {
         try await withCheckedThrowingContinuation { continuation in
           join(
-            key: key, waiter: continuation, id: waiter, priority: priority, entity: entity)
+            key: key, waiter: FillWaiter(continuation, progress: progress), id: waiter,
+            priority: priority, entity: entity)
         }
       } onCancel: {
         leave(key: key, waiter: waiter, entityID: entity.id)
@@ -259,8 +286,7 @@ public final class ImageCache: Sendable {
   /// format's pipeline, its rasterising or a write), removing what it wrote.
   public func cancel(_ entity: Entity, family: String) {
     let names = formatNames(family: family)
-    let cancelled = state.withLock {
-      state -> [(FillOperation, [CheckedContinuation<Void, any Error>])] in
+    let cancelled = state.withLock { state -> [(FillOperation, [FillWaiter])] in
       let keys = state.operations.keys.filter {
         $0.entityID == entity.id && $0.sourceVersion == entity.sourceVersion
           && Set($0.formats).isSubset(of: names)
@@ -273,7 +299,7 @@ public final class ImageCache: Sendable {
     }
     for (operation, waiters) in cancelled {
       operation.task?.cancel()
-      for waiter in waiters { waiter.resume(throwing: CacheError.cancelled(entityID: entity.id)) }
+      for waiter in waiters { waiter.finish(.failure(CacheError.cancelled(entityID: entity.id))) }
     }
   }
 
@@ -336,8 +362,7 @@ public final class ImageCache: Sendable {
   /// ```
   public func close() {
     let directory = configuration.directory.path
-    let operations = state.withLock {
-      state -> [(FillOperation, [CheckedContinuation<Void, any Error>])] in
+    let operations = state.withLock { state -> [(FillOperation, [FillWaiter])] in
       guard !state.closed else { return [] }
       state.closed = true
       defer { state.operations.removeAll() }
@@ -348,7 +373,7 @@ public final class ImageCache: Sendable {
     }
     for (operation, waiters) in operations {
       operation.task?.cancel()
-      for waiter in waiters { waiter.resume(throwing: CacheError.closed(directory: directory)) }
+      for waiter in waiters { waiter.finish(.failure(CacheError.closed(directory: directory))) }
     }
     for table in tables.values { table.close() }
     workers.stop()
@@ -357,12 +382,17 @@ public final class ImageCache: Sendable {
   // MARK: Operations
 
   private func join(
-    key: FillOperation.Key, waiter: CheckedContinuation<Void, any Error>, id: UUID,
-    priority: FillPriority, entity: Entity
+    key: FillOperation.Key, waiter: FillWaiter, id: UUID, priority: FillPriority, entity: Entity
   ) {
-    let refusal = state.withLock { state -> CacheError? in
-      if state.cancelledWaiters.remove(id) != nil { return .cancelled(entityID: entity.id) }
-      if state.closed { return .closed(directory: configuration.directory.path) }
+    enum Joined {
+      case refused(CacheError)
+      case joined((latest: LoadProgress, sequence: UInt64)?)
+    }
+    let joined = state.withLock { state -> Joined in
+      if state.cancelledWaiters.remove(id) != nil {
+        return .refused(.cancelled(entityID: entity.id))
+      }
+      if state.closed { return .refused(.closed(directory: configuration.directory.path)) }
       if let running = state.operations[key] {
         running.waiters[id] = waiter
         state.statistics.mergedRequests += 1
@@ -370,7 +400,7 @@ public final class ImageCache: Sendable {
           running.priority = priority
           if let ticket = running.ticket { workers.raise(ticket, to: priority) }
         }
-        return nil
+        return .joined(running.progress)
       }
       let operation = FillOperation(key: key, priority: priority)
       operation.waiters[id] = waiter
@@ -379,14 +409,18 @@ public final class ImageCache: Sendable {
       operation.task = Task { await self.run(operation, entity: entity) }
       state.started = state.started.filter { !$0.value.finished }
       state.started[ObjectIdentifier(operation)] = operation
-      return nil
+      return .joined(nil)
     }
-    if let refusal { waiter.resume(throwing: refusal) }
+    switch joined {
+    case .refused(let refusal): waiter.finish(.failure(refusal))
+    // A fill under way: the newest progress at once (unless a newer one got there first).
+    case .joined(let progress?): waiter.report(progress.latest, sequence: progress.sequence)
+    case .joined(nil): break
+    }
   }
 
   private func leave(key: FillOperation.Key, waiter: UUID, entityID: String) {
-    let (continuation, abandoned) = state.withLock {
-      state -> (CheckedContinuation<Void, any Error>?, FillOperation?) in
+    let (continuation, abandoned) = state.withLock { state -> (FillWaiter?, FillOperation?) in
       guard let operation = state.operations[key],
         let continuation = operation.waiters.removeValue(forKey: waiter)
       else {
@@ -397,8 +431,8 @@ public final class ImageCache: Sendable {
       state.operations[key] = nil
       return (continuation, operation)
     }
-    continuation?.resume(throwing: CacheError.cancelled(entityID: entityID))
-    abandoned?.task?.cancel()  // no one else waits: stop the load
+    continuation?.finish(.failure(CacheError.cancelled(entityID: entityID)))
+    abandoned?.task?.cancel()  // no one else waits: stop the load (the loader's task too)
   }
 
   /// A fill's task: loads a URL source here (an `async` loader), then hands the rest
@@ -443,7 +477,7 @@ public final class ImageCache: Sendable {
 
   /// Tells every waiter the fill ended (with the count of entries written) or failed.
   private func answer(_ operation: FillOperation, with result: Result<Int, CacheError>) {
-    let waiters = state.withLock { state -> [CheckedContinuation<Void, any Error>] in
+    let waiters = state.withLock { state -> [FillWaiter] in
       if state.operations[operation.key] === operation { state.operations[operation.key] = nil }
       operation.finished = true
       switch result {
@@ -454,8 +488,20 @@ public final class ImageCache: Sendable {
       return Array(operation.waiters.values)
     }
     for waiter in waiters {
-      waiter.resume(with: result.map { _ in () }.mapError { $0 as any Error })
+      waiter.finish(result.map { _ in () }.mapError { $0 as any Error })
     }
+  }
+
+  /// Records the newest progress of a fill's load and tells every request waiting for it
+  /// (outside the lock; each in order: see ``FillWaiter``).
+  private func report(_ progress: LoadProgress, of operation: FillOperation) {
+    let (waiters, sequence) = state.withLock { _ -> ([FillWaiter], UInt64) in
+      guard !operation.finished else { return ([], 0) }
+      let sequence = (operation.progress?.sequence ?? 0) + 1
+      operation.progress = (progress, sequence)
+      return (Array(operation.waiters.values), sequence)
+    }
+    for waiter in waiters { waiter.report(progress, sequence: sequence) }
   }
 
   /// What a fill decodes: the bytes (a URL's, loaded; given ones), or a file's path.
@@ -478,7 +524,14 @@ public final class ImageCache: Sendable {
       if operation.isCancelled {
         loaded = .failure(CacheError.cancelled(entityID: entity.id))
       } else {
-        do { loaded = .success(try await configuration.loader.load(url)) } catch {
+        do {
+          // Runs in the fill's own task: cancelling it (the last waiter leaving, `cancel`,
+          // `close`) is what the loader sees.
+          loaded = .success(
+            try await configuration.loader.load(url) { [weak self] progress in
+              self?.report(progress, of: operation)
+            })
+        } catch {
           loaded = .failure(error)
         }
       }

@@ -18,7 +18,7 @@ public struct BrowseCommand: Command {
       id) and counter, and the scrubber strip beneath with thumbnails from the family's \
       smallest format and the selection larger. Render the family first. With --from, \
       the selection moves from that photo to --index as the scrubber animates it (0.2 s, \
-      ease-out), and the frame shows it --elapsed seconds in.
+      ease-out), and the frame shows it --elapsed seconds in. With --url, the photos are       those URLs instead (each entity's id the URL), loaded through the cache like any       photo from the web: the frame is drawn once the current photo has loaded, or, with       --at-progress, as soon as its download has come that far, its progress bar showing.
       """,
     options: [
       .init("family", value: "name", help: "The rendered family (default photo)."),
@@ -30,6 +30,12 @@ public struct BrowseCommand: Command {
         help: "How far into the selection's animation to draw (default its end, 0.2)."),
       .init(
         "out", value: "file", help: "The picture to write (.png, .jpg or .webp).", required: true),
+      .init(
+        "url", value: "url", help: "A photo from the web (http or https) to browse; repeats.",
+        repeats: true),
+      .init(
+        "at-progress", value: "fraction",
+        help: "With --url: draw while the current photo loads, once this much (0 to 1) came."),
     ] + CacheOptions.specs
   )
 
@@ -44,6 +50,13 @@ public struct BrowseCommand: Command {
       try arguments.integer("from", in: 0...Int(Int32.max), default: 0)
     }
     let elapsed = try Self.seconds(arguments.value("elapsed"))
+    let urls = try arguments.allValues("url").map { text throws(CommandLineError) in
+      guard let url = URLList.webURL(text) else {
+        throw .invalidValue(option: "--url", value: text, reason: "expected an http or https URL")
+      }
+      return url
+    }
+    let atProgress = try Self.fraction(arguments.value("at-progress"), urls: urls)
     // Only reads: the family's tables open read-only, with no lock, so a browse works on
     // a read-only cache and beside a render.
     let manifest = try CacheOptions.manifest(arguments)
@@ -55,7 +68,7 @@ public struct BrowseCommand: Command {
         reason: "\(manifest.origin) has the families: \(manifest.families.joined(separator: ", "))")
     }
     for format in familyFormats
-    where format.isKept(for: manifest.device)
+    where urls.isEmpty && format.isKept(for: manifest.device)
       && !FileManager.default.fileExists(
         atPath: ImageTable.paths(formatName: format.name, directory: directory).table)
     {
@@ -64,8 +77,9 @@ public struct BrowseCommand: Command {
           + "'\(format.name)'); run 'imgtool render --family \(family)' first")
       return ExitCode.failure
     }
+    // URL photos are filled as they load: then the tables open for writing.
     let (_, cache) = try CacheOptions.open(
-      arguments, context: context, family: family, readOnly: true)
+      arguments, context: context, family: family, readOnly: urls.isEmpty)
     let formats = cache.formatNames(family: family).compactMap { cache.formats[$0] }
       .sorted { $0.pixelWidth * $0.pixelHeight < $1.pixelWidth * $1.pixelHeight }
     guard let thumb = formats.first, let screen = formats.last,
@@ -74,9 +88,15 @@ public struct BrowseCommand: Command {
       throw CommandLineError.invalidValue(
         option: "--family", value: family, reason: "no such family")
     }
-    let entities = table.entries().map {
-      Entity(id: $0.entityID, sourceVersion: $0.sourceVersion, source: .file($0.entityID))
-    }.sorted { $0.id < $1.id }
+    let entities =
+      urls.isEmpty
+      ? table.entries().map {
+        Entity(id: $0.entityID, sourceVersion: $0.sourceVersion, source: .file($0.entityID))
+      }.sorted { $0.id < $1.id }
+      : urls.map {
+        Entity(
+          id: $0.absoluteString, sourceVersion: CachedPhoto.defaultURLVersion, source: .url($0))
+      }
     guard !entities.isEmpty else {
       context.console.err("imgtool: family '\(family)' holds no photos; render it first")
       return ExitCode.failure
@@ -89,12 +109,19 @@ public struct BrowseCommand: Command {
           "family '\(family)' holds \(entities.count) photo\(entities.count == 1 ? "" : "s"), "
           + "so the index is from 0 to \(entities.count - 1)")
     }
-    let drawn = try await MainActor.run { () throws -> (Int, Int, String, String) in
-      let photos = entities.map {
-        CachedPhoto(cache: cache, entity: $0, format: screen.name, caption: $0.id)
+    let photos = await MainActor.run {
+      entities.map { CachedPhoto(cache: cache, entity: $0, format: screen.name, caption: $0.id) }
+    }
+    let browser = await PhotoBrowser(photos: photos, initialIndex: index)
+    let events = await browser.events()
+    await browser.show()
+    if !urls.isEmpty {
+      if let failure = await Self.waitForTheCurrentPhoto(browser, events: events, at: atProgress) {
+        context.console.err("imgtool: \(entities[index].id) did not load: \(failure)")
+        return ExitCode.failure
       }
-      let browser = PhotoBrowser(photos: photos, initialIndex: index)
-      browser.show()
+    }
+    let drawn = try await MainActor.run { () throws -> (Int, Int, String, String) in
       let thumbnails = CacheThumbnails(cache: cache, entities: entities, format: thumb.name)
       let scrubber = PhotoScrubber(dataSource: thumbnails)
       scrubber.bounds = (width, BrowserFrame.scrubberHeight)
@@ -115,12 +142,56 @@ public struct BrowseCommand: Command {
           ", selection moving from photo \(previous + 1): "
           + "\(moment.elapsed) s of \(moment.animation.duration) s, at x \(moment.frame.x)"
       }
+      if let progress = browser.currentProgress {
+        motion += ", loading: \(progress) of it downloaded"
+      }
       return (frame.width, frame.height, entities[browser.currentIndex].id, motion)
+    }
+    if !urls.isEmpty {
+      // A download drawn mid-way stops here; nothing half-written stays.
+      for photo in photos { photo.unloadUnderlyingImage() }
+      await cache.waitForFills()
     }
     context.console.out(
       "\(output): \(drawn.0)x\(drawn.1), photo \(index + 1) of "
         + "\(entities.count) (\(drawn.2))\(drawn.3)")
     return ExitCode.success
+  }
+
+  /// Returns once the current photo has loaded (nil), failed (its error), or, with
+  /// `fraction`, reported at least that much progress while loading (nil).
+  @MainActor
+  static func waitForTheCurrentPhoto(
+    _ browser: PhotoBrowser, events: AsyncStream<PhotoBrowserEvent>, at fraction: Double?
+  ) async -> String? {
+    guard browser.currentPhoto?.underlyingImage == nil else { return nil }
+    let current = browser.currentIndex
+    for await event in events {
+      switch event {
+      case .progress(current, let loaded) where fraction.map({ loaded >= $0 }) == true:
+        return nil
+      case .loadingDidEnd(current): return nil
+      case .loadFailed(current, let error): return error
+      default: continue
+      }
+    }
+    return nil
+  }
+
+  /// `--at-progress` as a fraction from 0 to 1, for URL photos only (none given: nil).
+  static func fraction(_ text: String?, urls: [URL]) throws(CommandLineError) -> Double? {
+    guard let text else { return nil }
+    guard let fraction = Double(text), (0...1).contains(fraction) else {
+      throw .invalidValue(
+        option: "--at-progress", value: text, reason: "expected a fraction from 0 to 1, such as 0.5"
+      )
+    }
+    guard !urls.isEmpty else {
+      throw .invalidValue(
+        option: "--at-progress", value: text,
+        reason: "only photos from --url load while browsing; give --url")
+    }
+    return fraction
   }
 
   /// `--elapsed` as seconds from 0 (none given: nil).

@@ -9,6 +9,7 @@ import Vips
 /// ```
 /// +------------------------------+  0
 /// |            photo             |
+/// |        [=====-----]          |  the progress bar, while the photo loads
 /// +------------------------------+  pageHeight
 /// | caption              3 of 12 |  captionHeight
 /// +------------------------------+
@@ -21,6 +22,25 @@ public enum BrowserFrame {
   static let ground: [Double] = [0, 0, 0]
   static let strip: [Double] = [40, 40, 44, 255]
   static let missing: [Double] = [90, 90, 90, 255]
+  /// The progress bar's colours: the part loaded, and the rest of its track.
+  public static let progressFilled: [UInt8] = [255, 255, 255]
+  public static let progressTrack: [UInt8] = [90, 90, 90]
+  public static let progressBarHeight = 6
+
+  /// Where the current photo's progress bar lies in a page `width` by `pageHeight` (under
+  /// the centred placeholder, as MWPhotoBrowser's progress view): half the page wide,
+  /// centred, ``progressBarHeight`` high, 24 points above the page's bottom.
+  public static func progressBarFrame(width: Int, pageHeight: Int) -> Frame {
+    let barWidth = max(1, width / 2)
+    return Frame(
+      x: (width - barWidth) / 2, y: max(0, pageHeight - 24), width: barWidth,
+      height: progressBarHeight)
+  }
+
+  /// How many points of a bar `barWidth` wide are filled at `fraction` (rounded).
+  public static func filledWidth(_ fraction: Double, barWidth: Int) -> Int {
+    Int((min(max(fraction, 0), 1) * Double(barWidth)).rounded())
+  }
 
   /// The frame's size for a view `width` wide with pages `pageHeight` high.
   public static func size(width: Int, pageHeight: Int) -> (width: Int, height: Int) {
@@ -49,7 +69,10 @@ public enum BrowserFrame {
 
   /// Draws the frame; the scrubber's bounds must be `width` by ``scrubberHeight``.
   /// The selection is drawn at `moment` of its animation if one is given, else where it
-  /// stands (``PhotoScrubber/selectionFrame``); not at all when it is hidden.
+  /// stands (``PhotoScrubber/selectionFrame``); not at all when it is hidden. While the
+  /// current photo loads (``PhotoBrowser/currentProgress``), its progress bar is drawn
+  /// at ``progressBarFrame(width:pageHeight:)``: the loaded part ``progressFilled``, the
+  /// rest ``progressTrack``.
   @MainActor
   public static func draw(
     browser: PhotoBrowser, scrubber: PhotoScrubber, width: Int, pageHeight: Int,
@@ -66,6 +89,11 @@ public enum BrowserFrame {
       let fitted = try image.thumbnail(width: width, height: pageHeight, crop: .none, size: .down)
       frame = try frame.overlaid(
         with: fitted, x: (width - fitted.width) / 2, y: (pageHeight - fitted.height) / 2)
+    }
+    if let progress = browser.currentProgress {
+      let bar = progressBarFrame(width: width, pageHeight: pageHeight)
+      frame = try frame.overlaid(
+        with: progressBar(progress, width: width, pageHeight: pageHeight), x: bar.x, y: bar.y)
     }
     // The caption on the left, the counter on the right.
     if let caption = browser.caption {
@@ -98,6 +126,18 @@ public enum BrowserFrame {
     ).bordered(width: 1, color: [255, 255, 255, 255])
     frame = try frame.overlaid(with: selected, x: origin.x + selection.x, y: origin.y + selection.y)
     return try frame.extractingBands(0, count: 3)
+  }
+
+  /// The progress bar at `fraction`, as RGB pixels the size of its frame.
+  static func progressBar(_ fraction: Double, width: Int, pageHeight: Int) throws -> VipsImage {
+    let bar = progressBarFrame(width: width, pageHeight: pageHeight)
+    let filled = filledWidth(fraction, barWidth: bar.width)
+    var pixels: [UInt8] = []
+    pixels.reserveCapacity(bar.width * bar.height * 3)
+    for _ in 0..<bar.height {
+      for x in 0..<bar.width { pixels += x < filled ? progressFilled : progressTrack }
+    }
+    return try VipsImage(pixels: pixels, width: bar.width, height: bar.height, bands: 3)
   }
 
   /// A thumbnail filling `width` by `height`, or a grey cell while it is not ready.

@@ -5,6 +5,15 @@ import ImageTables
 /// A photo whose image is an entry of an ``ImageCache``: a hit costs no decode; a
 /// load fills the entry's family if it is missing.
 ///
+/// A photo from the web (IDMPhotoBrowser's `photoWithURL:`) is one too:
+/// ``init(cache:url:format:version:caption:placeholder:placeholderFormat:)``. Its load
+/// goes through the cache (an entry already there needs no network; the download is the
+/// cache's ``CacheConfiguration/loader``), its ``loadProgress``, ``PhotoEvent/progress(_:)``
+/// events and ``Foundation/Notification/Name/photoProgress`` notifications follow the
+/// bytes received (when the server announced a length), it ends once with the image or
+/// the cache's error, and an unload before it ends cancels its request: when no other
+/// request waits for the same fill, the download stops.
+///
 /// Its placeholder can be another format's entry, for example the family's small
 /// thumbnail: ``placeholderImage`` is that entry whenever it is in the cache at the time
 /// it is asked for (a hit: no I/O, no decode), so a placeholder whose entry lands later
@@ -42,6 +51,10 @@ public final class CachedPhoto: Photo {
   public let fixedPlaceholder: Bitmap?
   let loading = PhotoLoading()
 
+  /// The source version a URL photo's entity has unless one is given: `"1"`, for a URL
+  /// that names one picture for good (as most photo URLs of a CDN or an API do).
+  public static let defaultURLVersion = "1"
+
   /// - Parameters:
   ///   - placeholder: shown while the image loads, when `placeholderFormat` has no entry.
   ///   - placeholderFormat: a format (usually of the same family, smaller) whose entry for
@@ -58,6 +71,49 @@ public final class CachedPhoto: Photo {
     self.placeholderFormat = placeholderFormat
   }
 
+  /// A photo of the picture at `url` (`http`, `https`, `file`, or whatever the cache's
+  /// loader fetches): its entity's id is the URL's `absoluteString` and its source is
+  /// the URL.
+  ///
+  /// `version` is the entity's source version: the entry is a hit only while it was
+  /// filled for that version. The default, ``defaultURLVersion``, says the picture behind
+  /// the URL does not change; when it can, pass what changes with it (the `updatedAt` or
+  /// the hash your API gives), or delete the entry (`cache.delete(url.absoluteString)`)
+  /// to fetch it again. An entry `imgtool render` wrote for the URL carries the version
+  /// the server gave it (`etag:...`, see ``ImageCaching/RenderedEntity``): to read that
+  /// entry, pass that version (a table's `entries()` list it).
+  ///
+  /// <!-- snippet context: import ImageCaching -->
+  /// <!-- snippet context: import ImageTables -->
+  /// <!-- snippet context: let screen = try ImageFormat(name: "photo.screen", family: "photo", width: 64, height: 48) -->
+  /// <!-- snippet context: let cache = try ImageCache(configuration: .init(directory: URL(fileURLWithPath: "c"), formats: [screen])) -->
+  /// ```swift
+  /// let photo = CachedPhoto(
+  ///   cache: cache, url: URL(string: "https://example.com/rome.jpg")!, format: "photo.screen")
+  /// let events = photo.events()
+  /// photo.loadUnderlyingImage()  // a hit ends at once, with no request
+  /// for await event in events {
+  ///   if case .progress(let fraction) = event { print("\(Int(fraction * 100))%") }
+  ///   if case .loadingDidEnd = event { break }
+  /// }
+  /// ```
+  public convenience init(
+    cache: ImageCache, url: URL, format: String, version: String = defaultURLVersion,
+    caption: String? = nil, placeholder: Bitmap? = nil, placeholderFormat: String? = nil
+  ) {
+    self.init(
+      cache: cache,
+      entity: Entity(id: url.absoluteString, sourceVersion: version, source: .url(url)),
+      format: format, caption: caption, placeholder: placeholder,
+      placeholderFormat: placeholderFormat)
+  }
+
+  /// The source's URL, for a photo whose entity's source is one.
+  public var url: URL? {
+    if case .url(let url) = entity.source { return url }
+    return nil
+  }
+
   /// The loaded image, else the cache's entry if it is there now (no I/O, no decode).
   public var underlyingImage: Bitmap? {
     loading.image ?? cache.cachedImage(for: entity, format: format)
@@ -72,9 +128,15 @@ public final class CachedPhoto: Photo {
   public var loadProgress: Double { loading.progress }
   public var isLoading: Bool { loading.isLoading }
 
+  /// Starts a load: the entry at once if it is in the cache, else a fill, whose source
+  /// load's progress (as a fraction, when the length is known) is this photo's.
   public func loadUnderlyingImage() {
     let (cache, entity, format) = (cache, entity, format)
-    loading.load(owner: self) { try await cache.image(for: entity, format: format) }
+    loading.load(owner: self) { (reporter: PhotoLoading.ProgressReporter) in
+      try await cache.image(for: entity, format: format) { progress in
+        if let fraction = progress.fraction { reporter.report(fraction) }
+      }
+    }
   }
 
   public func unloadUnderlyingImage() { loading.unload(owner: self) }

@@ -55,4 +55,28 @@ extension Notification.Name {
   /// Posted when a photo's load ends, with the photo as the object (IDMPhotoBrowser's
   /// `IDMPhoto_LOADING_DID_END_NOTIFICATION`).
   public static let photoLoadingDidEnd = Notification.Name("IDMPhoto_LOADING_DID_END_NOTIFICATION")
+
+  /// Posted as a photo's load comes along, with the photo as the object and the fraction
+  /// loaded (a `Double`, 0 to 1) in `userInfo` under ``Foundation/Notification/photoProgressKey``
+  /// (MWPhotoBrowser's `MWPHOTO_PROGRESS_NOTIFICATION`); the same as the photo's
+  /// ``PhotoEvent/progress(_:)`` events.
+  ///
+  /// <!-- snippet context: import ImageTables -->
+  /// <!-- snippet context: let photo = BitmapPhoto(Bitmap(width: 1, height: 1, style: .gray8) { _ in }) -->
+  /// ```swift
+  /// let observer = NotificationCenter.default.addObserver(
+  ///   forName: .photoProgress, object: photo, queue: nil
+  /// ) { note in
+  ///   if let fraction = note.userInfo?[Notification.photoProgressKey] as? Double {
+  ///     print("\(Int(fraction * 100))% loaded")
+  ///   }
+  /// }
+  /// NotificationCenter.default.removeObserver(observer)
+  /// ```
+  public static let photoProgress = Notification.Name("MWPHOTO_PROGRESS_NOTIFICATION")
+}
+
+extension Notification {
+  /// The `userInfo` key of ``Foundation/Notification/Name/photoProgress``'s fraction.
+  public static let photoProgressKey = "progress"
 }

@@ -73,6 +73,15 @@ public final class PhotoBrowser {
     return photo.underlyingImage ?? photo.placeholderImage
   }
 
+  /// How far the current photo's load has come, 0 to 1, while it loads (a page draws it
+  /// under the placeholder, as MWPhotoBrowser's progress view); nil when it is not
+  /// loading (loaded, failed, or not asked to load) or there is no photo. Each change of a
+  /// loading photo of the window is also ``PhotoBrowserEvent/progress(index:fraction:)``.
+  public var currentProgress: Double? {
+    guard let photo = currentPhoto, photo.isLoading else { return nil }
+    return photo.loadProgress
+  }
+
   /// "3 of 12"; nil for one photo or none.
   public var counterText: String? {
     numberOfPhotos > 1 ? "\(currentIndex + 1) of \(numberOfPhotos)" : nil
@@ -188,8 +197,11 @@ public final class PhotoBrowser {
     let stream = photo.events()
     listeners[id] = Task { [weak self] in
       for await event in stream {
-        guard case .loadingDidEnd(let succeeded, let error) = event else { continue }
-        self?.photoDidEnd(id, succeeded: succeeded, error: error)
+        switch event {
+        case .loadingDidEnd(let succeeded, let error):
+          self?.photoDidEnd(id, succeeded: succeeded, error: error)
+        case .progress(let fraction): self?.photoDidProgress(id, fraction: fraction)
+        }
       }
     }
     photo.loadUnderlyingImage()
@@ -208,6 +220,12 @@ public final class PhotoBrowser {
     send(
       succeeded ? .loadingDidEnd(index: index) : .loadFailed(index: index, error: error ?? "failed")
     )
+  }
+
+  private func photoDidProgress(_ id: ObjectIdentifier, fraction: Double) {
+    guard loaded[id] != nil, let index = photos.firstIndex(where: { ObjectIdentifier($0) == id })
+    else { return }
+    send(.progress(index: index, fraction: fraction))
   }
 
   private func send(_ event: PhotoBrowserEvent) { subscribers.send(event) }

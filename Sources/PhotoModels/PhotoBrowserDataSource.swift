@@ -13,4 +13,7 @@ public enum PhotoBrowserEvent: Sendable, Equatable {
   case loadingDidEnd(index: Int)
   /// The photo at this index could not be loaded.
   case loadFailed(index: Int, error: String)
+  /// The photo at this index, loading in the browser's window, came this far (0 to 1):
+  /// its ``PhotoEvent/progress(_:)``. A view draws the current photo's as a bar.
+  case progress(index: Int, fraction: Double)
 }

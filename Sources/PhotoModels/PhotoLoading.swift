@@ -11,12 +11,19 @@ import Locking
 /// - `load(owner:work:)` starts `work` unless a load runs (then it starts nothing:
 ///   repeated calls make one load) or the image is here (then the load ends at once,
 ///   successfully).
+/// - Progress the work reports is ``PhotoEvent/progress(_:)`` on ``events()`` and
+///   ``Foundation/Notification/Name/photoProgress`` (MWPhotoBrowser's
+///   `MWPHOTO_PROGRESS_NOTIFICATION`) with the owner as object and the fraction in its
+///   `userInfo` under ``Foundation/Notification/photoProgressKey``; events of one load
+///   come in order, and none after its end.
 /// - A load ends exactly once, with ``PhotoEvent/progress(_:)`` `1` on success, then
 ///   ``PhotoEvent/loadingDidEnd(succeeded:error:)`` on ``events()`` and
 ///   ``Foundation/Notification/Name/photoLoadingDidEnd`` with the owner as object: when
 ///   its work returns or throws (a failure carries the error's description), or when
 ///   ``unload(owner:)`` cuts it short (a failure, ``PhotoError/unloaded``). The result of
 ///   work cut short is dropped when it comes; a load after the unload starts new work.
+///   An unload also cancels the task the work runs in, so work that honours Task
+///   cancellation (a download through an ``ImageCaching/ImageCache``) stops.
 /// - Every decision is taken under one lock, so any thread may load and unload at once.
 ///   The work runs in a task of its own, not on the caller's thread.
 ///
@@ -70,17 +77,27 @@ public final class PhotoLoading: Sendable {
     /// Loads asked for while the image was in memory: they ended at once.
     var answeredAtOnce = 0
     var progress = 0.0
+    /// The task the running load's work runs in, once it is known.
+    var work: Task<Void, Never>?
   }
   private let state = Lock(State())
+  /// Held while an event of a load is decided and sent, so that a progress event checked
+  /// as current is sent before the end of its load is (always taken before `state`); it
+  /// counts the events sent.
+  private let sending = Lock(0)
 
   /// Tells the work of one load how far it has come.
   public struct ProgressReporter: Sendable {
     let loading: PhotoLoading
     let number: Int
+    weak var owner: (any Photo)?
 
-    /// Records `fraction` (clamped to 0...1) as the load's progress and sends
-    /// ``PhotoEvent/progress(_:)``; nothing once this load has ended or been cut short.
-    public func report(_ fraction: Double) { loading.report(min(max(fraction, 0), 1), of: number) }
+    /// Records `fraction` (clamped to 0...1) as the load's progress, sends
+    /// ``PhotoEvent/progress(_:)`` and posts ``Foundation/Notification/Name/photoProgress``;
+    /// nothing once this load has ended or been cut short.
+    public func report(_ fraction: Double) {
+      loading.report(min(max(fraction, 0), 1), of: number, owner: owner)
+    }
   }
 
   private let subscribers = EventSubscribers<PhotoEvent>()
@@ -143,13 +160,20 @@ public final class PhotoLoading: Sendable {
     case .alreadyRunning: return
     case .alreadyLoaded: announce(owner: owner, succeeded: true, error: nil)
     case .started(let number):
-      let reporter = ProgressReporter(loading: self, number: number)
-      Task { [weak owner] in
+      let reporter = ProgressReporter(loading: self, number: number, owner: owner)
+      let task = Task { [weak owner] in
         let result: Result<Bitmap, any Error>
         do { result = .success(try await work(reporter)) } catch { result = .failure(error) }
         guard let owner else { return }
         self.finish(number, owner: owner, result: result)
       }
+      // Kept for an unload to cancel; cancelled now if an unload came first.
+      let current = state.withLock { state -> Bool in
+        guard state.running == number else { return false }
+        state.work = task
+        return true
+      }
+      if !current { task.cancel() }
     }
   }
 
@@ -158,6 +182,7 @@ public final class PhotoLoading: Sendable {
     let current = state.withLock { state -> Bool in
       guard state.running == number else { return false }
       state.running = nil
+      state.work = nil
       switch result {
       case .success(let image):
         state.image = image
@@ -174,16 +199,18 @@ public final class PhotoLoading: Sendable {
   }
 
   /// Lets the image go; a load running now ends, unsuccessfully
-  /// (``PhotoError/unloaded``), and its work's result, when it comes, is dropped. With no
-  /// load running, it says nothing.
+  /// (``PhotoError/unloaded``), its work's task is cancelled, and its result, when it
+  /// comes, is dropped. With no load running, it says nothing.
   public func unload(owner: any Photo) {
-    let cutShort = state.withLock { state -> Bool in
+    let (cutShort, work) = state.withLock { state -> (Bool, Task<Void, Never>?) in
       let running = state.running != nil
+      defer { state.work = nil }
       state.image = nil
       state.running = nil
       state.progress = 0
-      return running
+      return (running, state.work)
     }
+    work?.cancel()
     if cutShort {
       announce(owner: owner, succeeded: false, error: PhotoError.unloaded.description)
     }
@@ -195,19 +222,35 @@ public final class PhotoLoading: Sendable {
   public func events() -> AsyncStream<PhotoEvent> { subscribers.stream() }
 
   /// Records and sends the progress of load `number`, if it is still the current load.
-  private func report(_ fraction: Double, of number: Int) {
-    let current = state.withLock { state -> Bool in
-      guard state.running == number else { return false }
-      state.progress = fraction
-      return true
+  private func report(_ fraction: Double, of number: Int, owner: (any Photo)?) {
+    let current = sending.withLock { sent -> Bool in
+      let current = state.withLock { state -> Bool in
+        guard state.running == number else { return false }
+        state.progress = fraction
+        return true
+      }
+      if current {
+        subscribers.send(.progress(fraction))
+        sent += 1
+      }
+      return current
     }
-    if current { subscribers.send(.progress(fraction)) }
+    if current, let owner { postProgress(fraction, owner: owner) }
   }
 
-  /// Tells subscribers and posts the notification that a load ended.
+  /// Tells subscribers and posts the notifications that a load ended.
   private func announce(owner: any Photo, succeeded: Bool, error: String?) {
-    if succeeded { subscribers.send(.progress(1)) }
-    subscribers.send(.loadingDidEnd(succeeded: succeeded, error: error))
+    sending.withLock { sent in
+      if succeeded { subscribers.send(.progress(1)) }
+      subscribers.send(.loadingDidEnd(succeeded: succeeded, error: error))
+      sent += succeeded ? 2 : 1
+    }
+    if succeeded { postProgress(1, owner: owner) }
     NotificationCenter.default.post(name: .photoLoadingDidEnd, object: owner)
+  }
+
+  private func postProgress(_ fraction: Double, owner: any Photo) {
+    NotificationCenter.default.post(
+      name: .photoProgress, object: owner, userInfo: [Notification.photoProgressKey: fraction])
   }
 }

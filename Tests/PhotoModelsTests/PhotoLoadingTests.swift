@@ -150,13 +150,18 @@ struct PhotoLoadingTests {
     // after it ends once more, and that is all.
     loader.gate.open()
     await loader.gate.waitUntilReturned()
+    // The unload cancelled the photo's request, the only one waiting for the fill: the
+    // load's task was cancelled, and the fill kept nothing.
+    #expect(loader.gate.cancelledAfterPassing == 1)
+    await cache.waitForFills()
+    #expect(!cache.contains(entity, format: "screen"))
     photo.loadUnderlyingImage()
     await ends.waitFor(2)
     #expect(ends.events == 2 && ends.notifications == 2)
     #expect(ends.failures == ["unloaded: the image was let go before its load ended"])
     // Had the late result been kept, the second load would have been answered at once.
     #expect(photo.loading.counts == (started: 2, answeredAtOnce: 0))
-    #expect(loader.loads == 1)
+    #expect(loader.loads == 2)  // the second load fetched again: the first one's was cancelled
     #expect(!photo.isLoading && photo.underlyingImage?.width == 60)
   }
 
