@@ -10,8 +10,8 @@ import Locking
 ///
 /// Its standard input is a pipe whose other end only this process holds: when the test
 /// process ends in any way (a crash, a failed `#expect`, `kill -9`), the pipe closes and
-/// the child stops itself. ``stop()`` does not wait for that: it sends SIGTERM and waits
-/// for the child to exit.
+/// the child stops itself. ``stop()`` sends SIGTERM too, closes the pipe and waits for the
+/// child to exit (SIGKILL after 10 s).
 final class ChildServer: Sendable {
   private struct State: @unchecked Sendable {
     // @unchecked: Process and FileHandle are only touched under the lock.
@@ -82,6 +82,11 @@ final class ChildServer: Sendable {
     guard let process = taken.process else { return }
     if process.isRunning { kill(process.processIdentifier, SIGTERM) }
     try? taken.stdin?.close()
+    // Either ends it at once; should neither (a signal blocked, the pipe's end inherited
+    // by another child), SIGKILL after 10 s rather than a wait without end.
+    let deadline = ContinuousClock.now + .seconds(10)
+    while process.isRunning && ContinuousClock.now < deadline { usleep(2_000) }
+    if process.isRunning { kill(process.processIdentifier, SIGKILL) }
     process.waitUntilExit()
     try? output?.close()
   }

@@ -75,6 +75,14 @@ public final class NginxServer: Sendable {
   public static func start(serving root: URL, workers: Int = 1) throws(WebFixtureError)
     -> NginxServer
   {
+    try start(serving: root, workers: workers, ports: LoopbackPort.free)
+  }
+
+  /// ``start(serving:workers:)`` trying the ports `ports` gives, in turn, while nginx finds
+  /// the one it was given taken.
+  static func start(serving root: URL, workers: Int, ports: () -> Int?) throws(WebFixtureError)
+    -> NginxServer
+  {
     guard FileManager.default.isExecutableFile(atPath: executable.path) else {
       throw .couldNotStart(
         program: executable.path, reason: "nginx is not installed; run Scripts/bootstrap")
@@ -92,10 +100,14 @@ public final class NginxServer: Sendable {
     // Another process may take the free port before nginx binds it: then try another.
     var lastErrors = ""
     for _ in 0..<8 {
-      guard let port = LoopbackPort.free() else {
+      guard let port = ports() else {
         throw .couldNotStart(program: executable.path, reason: "no free loopback port")
       }
       let config = folder.appendingPathComponent("nginx.conf")
+      // A fresh error log and pid file each attempt, so that an earlier attempt's are not
+      // taken for this one's.
+      try? FileManager.default.removeItem(at: folder.appendingPathComponent("error.log"))
+      try? FileManager.default.removeItem(at: folder.appendingPathComponent("nginx.pid"))
       do {
         try configuration(root: root, folder: folder, port: port, workers: workers)
           .write(to: config, atomically: true, encoding: .utf8)
@@ -155,7 +167,7 @@ public final class NginxServer: Sendable {
   /// bytes, If-None-Match, If-Modified-Since; `-` for a missing header).
   public var accessLogFile: URL { folder.appendingPathComponent("access.log") }
 
-  /// Stops nginx (SIGQUIT through its watchdog, which escalates) and waits until it has
+  /// Stops nginx (SIGTERM through its watchdog, SIGKILL 5 s later) and waits until it has
   /// exited. Also done when the server is released.
   public func stop() { child.stop() }
 
@@ -167,8 +179,15 @@ public final class NginxServer: Sendable {
 
   private static func waitUntilListening(_ server: NginxServer) -> Startup {
     let deadline = ContinuousClock.now + .seconds(10)
+    let pidFile = server.folder.appendingPathComponent("nginx.pid").path
     while ContinuousClock.now < deadline {
-      if LoopbackPort.accepts(server.port) { return .listening }
+      // A connection alone could reach whoever took the port first: nginx writes its pid
+      // file only once its listening socket is bound, and exits when it cannot bind it.
+      if FileManager.default.fileExists(atPath: pidFile), server.child.isRunning,
+        LoopbackPort.accepts(server.port)
+      {
+        return .listening
+      }
       if !server.child.isRunning {
         server.child.stop()
         return .exited(server.errors())

@@ -43,6 +43,7 @@ Every other path is a 404.
 
 import argparse
 import os
+import signal
 import socket
 import sys
 import threading
@@ -221,6 +222,10 @@ def exit_when_stdin_closes():
 
 
 def main():
+    # A child inherits the signal mask of the thread that started it; a Swift test's
+    # threads block SIGTERM, which stop() sends: take every signal again.
+    signal.pthread_sigmask(signal.SIG_SETMASK, set())
+    signal.signal(signal.SIGTERM, signal.SIG_DFL)
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--port", type=int, default=0)
     parser.add_argument(

@@ -4,9 +4,9 @@
     python3 watchdog.py COMMAND [ARGUMENTS...]
 
 The test process starts this with a pipe as standard input and keeps the other end. When
-that end closes (the test process stopped the server, ended, crashed or was killed), the
-command gets SIGQUIT (nginx: finish and exit), then SIGTERM after 5 seconds, then SIGKILL
-after 5 more. SIGTERM or SIGINT to this script do the same at once. The script exits with
+that end closes (the test process ended, crashed or was killed), the command gets SIGTERM
+(nginx: a fast shutdown, which does not wait for open connections), then SIGKILL after 5
+seconds. SIGTERM or SIGINT to this script do the same at once. The script exits with
 the command's status (128 + the signal if a signal ended it), and at once when the command
 exits by itself (nginx could not bind its port, say). Python 3 standard library only.
 """
@@ -22,6 +22,9 @@ def main():
     if len(sys.argv) < 2:
         sys.stderr.write("usage: watchdog.py COMMAND [ARGUMENTS...]\n")
         return 2
+    # A child inherits the signal mask of the thread that started it; a Swift test's
+    # threads block SIGTERM and more: take every signal again, for this script and nginx.
+    signal.pthread_sigmask(signal.SIG_SETMASK, set())
     child = subprocess.Popen(sys.argv[1:], stdin=subprocess.DEVNULL)
     stopping = threading.Event()
 
@@ -29,7 +32,7 @@ def main():
         if stopping.is_set():
             return
         stopping.set()
-        for sig, grace in ((signal.SIGQUIT, 5), (signal.SIGTERM, 5), (signal.SIGKILL, None)):
+        for sig, grace in ((signal.SIGTERM, 5), (signal.SIGKILL, None)):
             try:
                 child.send_signal(sig)
             except ProcessLookupError:
