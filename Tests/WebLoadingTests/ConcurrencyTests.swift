@@ -5,7 +5,8 @@ import WebLoading
 
 /// The limits on requests at once and cancellation, seen from the server's side: a
 /// ``HoldingServer`` holds every request until the test lets it go, so what it counts
-/// does not depend on timing.
+/// does not depend on timing. Each runs on ``TestExecutor``: its tasks must make progress
+/// while the server holds requests, whatever else blocks the cooperative threads.
 @Suite struct ConcurrencyTests {
   /// The clients' idle and request timeouts here: a held request waits for the test,
   /// which in a full, parallel run on a loaded machine may wait long for a thread.
@@ -34,95 +35,103 @@ import WebLoading
   }
 
   @Test func noMoreThanTheLimitRunAtOnceToOneHost() async throws {
-    let photo = try Fixtures.bytes("rocket.jpg")
-    let server = try HoldingServer(body: photo)
-    defer { server.stop() }
-    let client = HTTPClient(
-      limits: HTTPLimits(
-        idleTimeout: Self.patience, requestTimeout: Self.patience, connectionsPerHost: 3))
-    async let bodies = withThrowingTaskGroup(of: [UInt8].self) { group in
-      for index in 0..<10 {
-        group.addTask { try await client.get(server.url("\(index).jpg")).body }
+    try await withTaskExecutorPreference(TestExecutor.shared) {
+      let photo = try Fixtures.bytes("rocket.jpg")
+      let server = try HoldingServer(body: photo)
+      defer { server.stop() }
+      let client = HTTPClient(
+        limits: HTTPLimits(
+          idleTimeout: Self.patience, requestTimeout: Self.patience, connectionsPerHost: 3))
+      async let bodies = withThrowingTaskGroup(of: [UInt8].self) { group in
+        for index in 0..<10 {
+          group.addTask { try await client.get(server.url("\(index).jpg")).body }
+        }
+        return try await group.reduce(into: []) { $0.append($1) }
       }
-      return try await group.reduce(into: []) { $0.append($1) }
+      try await Self.releaseOneByOne(server, count: 10, limit: 3)
+      #expect(try await bodies == Array(repeating: photo, count: 10))
+      #expect(server.current.mostHeld == 3)
+      #expect(server.current.served == 10)
+      #expect(client.mostConcurrentRequestsToOneHost == 3)
     }
-    try await Self.releaseOneByOne(server, count: 10, limit: 3)
-    #expect(try await bodies == Array(repeating: photo, count: 10))
-    #expect(server.current.mostHeld == 3)
-    #expect(server.current.served == 10)
-    #expect(client.mostConcurrentRequestsToOneHost == 3)
   }
 
   @Test func noMoreThanTheTotalRunAtOnceAcrossHosts() async throws {
-    let photo = try Fixtures.bytes("coffee.png")
-    let first = try HoldingServer(body: photo)
-    let second = try HoldingServer(body: photo, sharing: first)
-    defer {
-      first.stop()
-      second.stop()
-    }
-    // Two hosts of 4 each could run 8; the total keeps it to 5.
-    let client = HTTPClient(
-      limits: HTTPLimits(
-        idleTimeout: Self.patience, requestTimeout: Self.patience, connectionsPerHost: 4,
-        totalConnections: 5))
-    async let bodies = withThrowingTaskGroup(of: [UInt8].self) { group in
-      for index in 0..<12 {
-        let server = index.isMultiple(of: 2) ? first : second
-        group.addTask { try await client.get(server.url("\(index).png")).body }
+    try await withTaskExecutorPreference(TestExecutor.shared) {
+      let photo = try Fixtures.bytes("coffee.png")
+      let first = try HoldingServer(body: photo)
+      let second = try HoldingServer(body: photo, sharing: first)
+      defer {
+        first.stop()
+        second.stop()
       }
-      return try await group.reduce(into: []) { $0.append($1) }
+      // Two hosts of 4 each could run 8; the total keeps it to 5.
+      let client = HTTPClient(
+        limits: HTTPLimits(
+          idleTimeout: Self.patience, requestTimeout: Self.patience, connectionsPerHost: 4,
+          totalConnections: 5))
+      async let bodies = withThrowingTaskGroup(of: [UInt8].self) { group in
+        for index in 0..<12 {
+          let server = index.isMultiple(of: 2) ? first : second
+          group.addTask { try await client.get(server.url("\(index).png")).body }
+        }
+        return try await group.reduce(into: []) { $0.append($1) }
+      }
+      try await Self.releaseOneByOne(first, count: 12, limit: 5)
+      #expect(try await bodies == Array(repeating: photo, count: 12))
+      #expect(first.current.mostHeld == 5)
+      #expect(first.current.served == 12)
+      #expect(client.mostConcurrentRequestsToOneHost <= 4)
     }
-    try await Self.releaseOneByOne(first, count: 12, limit: 5)
-    #expect(try await bodies == Array(repeating: photo, count: 12))
-    #expect(first.current.mostHeld == 5)
-    #expect(first.current.served == 12)
-    #expect(client.mostConcurrentRequestsToOneHost <= 4)
   }
 
   @Test func cancellingTheTaskStopsTheTransferAndClosesTheConnection() async throws {
-    let photo = try Fixtures.bytes("hubble.jpg")
-    let server = try HoldingServer(body: photo)
-    defer { server.stop() }
-    // No retry: only the cancel can end the request before `patience`.
-    let client = HTTPClient(
-      limits: HTTPLimits(idleTimeout: Self.patience, requestTimeout: Self.patience, retries: 0))
-    let progress = ProgressLog()
-    let url = server.url("held.jpg")
-    let download = Task {
-      await failure { () async throws(HTTPError) in
-        try await client.get(url, progress: progress.record)
+    try await withTaskExecutorPreference(TestExecutor.shared) {
+      let photo = try Fixtures.bytes("hubble.jpg")
+      let server = try HoldingServer(body: photo)
+      defer { server.stop() }
+      // No retry: only the cancel can end the request before `patience`.
+      let client = HTTPClient(
+        limits: HTTPLimits(idleTimeout: Self.patience, requestTimeout: Self.patience, retries: 0))
+      let progress = ProgressLog()
+      let url = server.url("held.jpg")
+      let download = Task {
+        await failure { () async throws(HTTPError) in
+          try await client.get(url, progress: progress.record)
+        }
       }
+      // The server sent half the body and holds the rest: the transfer is under way.
+      #expect(try await Self.wait(server) { $0.held == 1 })
+      download.cancel()
+      // The held half never comes: only the cancel can end the request.
+      #expect(await download.value == .cancelled(url: url.absoluteString))
+      #expect(try await Self.wait(server) { $0.closedByClient == 1 }, "\(server.current)")
+      #expect(server.current.served == 0)
+      #expect(client.attemptsStarted == 1)  // a cancel is not retried
+      #expect(progress.steps.allSatisfy { $0.bytesReceived <= Int64(photo.count / 2) })
     }
-    // The server sent half the body and holds the rest: the transfer is under way.
-    #expect(try await Self.wait(server) { $0.held == 1 })
-    download.cancel()
-    // The held half never comes: only the cancel can end the request.
-    #expect(await download.value == .cancelled(url: url.absoluteString))
-    #expect(try await Self.wait(server) { $0.closedByClient == 1 }, "\(server.current)")
-    #expect(server.current.served == 0)
-    #expect(client.attemptsStarted == 1)  // a cancel is not retried
-    #expect(progress.steps.allSatisfy { $0.bytesReceived <= Int64(photo.count / 2) })
   }
 
   @Test func aTaskCancelledBeforeItsTurnNeverReachesTheServer() async throws {
-    let photo = try Fixtures.bytes("coffee.png")
-    let server = try HoldingServer(body: photo)
-    defer { server.stop() }
-    let client = HTTPClient(
-      limits: HTTPLimits(
-        idleTimeout: Self.patience, requestTimeout: Self.patience, connectionsPerHost: 1))
-    let first = Task { try await client.get(server.url("first.png")).body }
-    #expect(try await Self.wait(server) { $0.held == 1 })
-    let queued = Task {
-      await failure { () async throws(HTTPError) in
-        try await client.get(server.url("queued.png"))
+    try await withTaskExecutorPreference(TestExecutor.shared) {
+      let photo = try Fixtures.bytes("coffee.png")
+      let server = try HoldingServer(body: photo)
+      defer { server.stop() }
+      let client = HTTPClient(
+        limits: HTTPLimits(
+          idleTimeout: Self.patience, requestTimeout: Self.patience, connectionsPerHost: 1))
+      let first = Task { try await client.get(server.url("first.png")).body }
+      #expect(try await Self.wait(server) { $0.held == 1 })
+      let queued = Task {
+        await failure { () async throws(HTTPError) in
+          try await client.get(server.url("queued.png"))
+        }
       }
+      queued.cancel()
+      #expect(await queued.value == .cancelled(url: server.url("queued.png").absoluteString))
+      server.release()
+      #expect(try await first.value == photo)
+      #expect(server.current.requests == 1)
     }
-    queued.cancel()
-    #expect(await queued.value == .cancelled(url: server.url("queued.png").absoluteString))
-    server.release()
-    #expect(try await first.value == photo)
-    #expect(server.current.requests == 1)
   }
 }
