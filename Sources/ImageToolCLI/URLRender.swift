@@ -95,7 +95,9 @@ struct URLRender: Sendable {
   ) async -> RenderCommand.Outcome {
     if formats.isEmpty { return RenderCommand.Outcome(leftOut: true) }
     let answer: Answer
-    if !force, let asked = answers.withLock({ $0.removeValue(forKey: input.entityID) }) {
+    // An answer kept: from the read-only look, or from this URL's failed fill, which
+    // the render tries again alone (libvips's shared error buffer): not downloaded twice.
+    if let asked = answers.withLock({ $0.removeValue(forKey: input.entityID) }) {
       answer = asked
     } else {
       do {
@@ -114,6 +116,7 @@ struct URLRender: Sendable {
         let written = try await cache.fill(entity, family: family, only: Set(missing), force: force)
         return RenderCommand.Outcome(written: written.count, downloaded: downloaded)
       } catch {
+        answers.withLock { $0[input.entityID] = answer }
         return RenderCommand.Outcome(
           failure: RenderCommand.reason(error, path: input.path), downloaded: downloaded)
       }

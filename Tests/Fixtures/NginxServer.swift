@@ -129,7 +129,9 @@ public final class NginxServer: Sendable {
         continue
       case .exited(let errors), .timedOut(let errors):
         server.stop()
-        throw .notListening(program: executable.path, port: port, seconds: 10, errors: errors)
+        throw .notListening(
+          program: executable.path, port: port,
+          seconds: Double(startupPatience.components.seconds), errors: errors)
       }
     }
     throw .couldNotStart(
@@ -177,15 +179,20 @@ public final class NginxServer: Sendable {
 
   private enum Startup { case listening, exited(String), timedOut(String) }
 
+  /// How long a start may take before it is called failed. Long: a full test run on two
+  /// busy cores has taken over 10 s to start a Python watchdog and nginx; a start that
+  /// works returns as soon as nginx listens, so only a broken one waits this long.
+  static let startupPatience: Duration = .seconds(60)
+
   private static func waitUntilListening(_ server: NginxServer) -> Startup {
-    let deadline = ContinuousClock.now + .seconds(10)
+    let deadline = ContinuousClock.now + startupPatience
     let pidFile = server.folder.appendingPathComponent("nginx.pid").path
+    var pidFileSeen = false
     while ContinuousClock.now < deadline {
       // A connection alone could reach whoever took the port first: nginx writes its pid
       // file only once its listening socket is bound, and exits when it cannot bind it.
-      if FileManager.default.fileExists(atPath: pidFile), server.child.isRunning,
-        LoopbackPort.accepts(server.port)
-      {
+      pidFileSeen = FileManager.default.fileExists(atPath: pidFile)
+      if pidFileSeen, server.child.isRunning, LoopbackPort.accepts(server.port) {
         return .listening
       }
       if !server.child.isRunning {
@@ -194,7 +201,8 @@ public final class NginxServer: Sendable {
       }
       usleep(5_000)
     }
-    return .timedOut(server.errors())
+    let seen = pidFileSeen ? "its pid file was written" : "it wrote no pid file"
+    return .timedOut(([seen] + [server.errors()].filter { !$0.isEmpty }).joined(separator: "; "))
   }
 
   private func errors() -> String {

@@ -358,7 +358,7 @@ import Testing
 @Suite struct WebServersEndWithTheirParentTests {
   @Test func theMisbehavingServerEndsWhenItsParentIsKilled() async throws {
     let server = try await onOwnThread {
-      try Self.killParentOf([Python.script("misbehaving_server.py")], waitingFor: nil)
+      try Self.killParentOf([Python.script("misbehaving_server.py")], waitingFor: nil).0
     }
     #expect(try await onOwnThread { Self.waitUntilGone(server) })
   }
@@ -378,10 +378,9 @@ import Testing
       Python.script("watchdog.py"), NginxServer.executable.path, "-p", folder.path + "/", "-c",
       config.path, "-e", folder.appendingPathComponent("error.log").path,
     ]
+    // The parent reads the pid file before it is killed: nginx removes it as it stops.
     let (watchdog, master) = try await onOwnThread {
-      let watchdog = try Self.killParentOf(arguments, waitingFor: pidFile)
-      let text = try String(contentsOf: pidFile, encoding: .utf8)
-      return (watchdog, Int32(text.trimmingCharacters(in: .whitespacesAndNewlines)))
+      try Self.killParentOf(arguments, waitingFor: pidFile)
     }
     let masterPID = try #require(master)
     #expect(try await onOwnThread { Self.waitUntilGone(masterPID) })
@@ -390,18 +389,26 @@ import Testing
   }
 
   /// Starts a Python parent that starts `python3 arguments` with a pipe as its standard
-  /// input, waits for `file` to exist (or for the child's first line of output), then
-  /// kills the parent with SIGKILL and returns the child's pid.
-  private static func killParentOf(_ arguments: [String], waitingFor file: URL?) throws -> Int32 {
+  /// input, waits for `file` to hold a line (or for the child's first line of output),
+  /// then kills the parent with SIGKILL and returns the child's pid and the number in
+  /// `file` (read by the parent before it is killed).
+  private static func killParentOf(_ arguments: [String], waitingFor file: URL?) throws -> (
+    Int32, Int32?
+  ) {
     let parentScript = """
       import os, subprocess, sys, time
       child = subprocess.Popen([sys.executable] + sys.argv[2:], stdin=subprocess.PIPE, stdout=subprocess.PIPE)
+      found = ""
       if sys.argv[1]:
-          while not os.path.exists(sys.argv[1]):
+          while not found.endswith("\\n"):
               time.sleep(0.01)
+              try:
+                  found = open(sys.argv[1]).read()
+              except OSError:
+                  found = ""
       else:
           child.stdout.readline()
-      print(child.pid, flush=True)
+      print(child.pid, found.strip(), flush=True)
       time.sleep(600)
       """
     let parent = Process()
@@ -417,7 +424,9 @@ import Testing
     }
     kill(parent.processIdentifier, SIGKILL)
     parent.waitUntilExit()
-    return try #require(Int32(String(decoding: line, as: UTF8.self)))
+    let fields = String(decoding: line, as: UTF8.self).split(separator: " ")
+    let child = try #require(fields.first.flatMap { Int32($0) })
+    return (child, fields.dropFirst().first.flatMap { Int32($0) })
   }
 
   /// Whether `pid` is gone (or a zombie nobody has reaped yet) within 15 s.

@@ -249,6 +249,31 @@ extension RenderURLTests {
     }
   }
 
+  /// A URL whose bytes arrive whole but do not decode (a JPEG cut short on the server)
+  /// fails once, named with libvips's reason, and is downloaded once: the render tries a
+  /// failed fill again alone (libvips's error buffer is shared) from the bytes it has.
+  @Test func aURLThatFailsToDecodeIsDownloadedOnce() async throws {
+    let (photos, cache) = try copiedPhotos(["rocket.jpg"])
+    let whole = try Fixtures.bytes("hubble.jpg")
+    try Data(whole.prefix(whole.count / 2)).write(to: photos.appendingPathComponent("cut.jpg"))
+    let server = try await onOwnThread { try NginxServer.start(serving: photos) }
+    defer { stopOnOwnThread(server.stop) }
+    let urls = [server.url("cut.jpg").absoluteString, server.url("rocket.jpg").absoluteString]
+    let result = await runTool(
+      ["render", "--family", "avatar", "--cache", cache, "--json", "--jobs", "2"] + urls)
+    #expect(result.status == 1)
+    let summary = try json(result.out)
+    let failed = try #require(summary["failed"] as? [[String: Any]])
+    #expect(failed.map { $0["url"] as? String } == [urls[0]])
+    let reason = try #require(failed.first?["error"] as? String)
+    #expect(reason.contains("Premature end of"), "\(reason)")
+    let rocket = try Fixtures.bytes("rocket.jpg").count
+    #expect(summary["downloadedBytes"] as? Int == whole.count / 2 + rocket)
+    let log = server.accessLog(waitingFor: 2)
+    #expect(log.filter { $0.path == "/cut.jpg" }.map(\.status) == [200])
+    #expect(log.filter { $0.path == "/rocket.jpg" }.map(\.status) == [200])
+  }
+
   @Test func shardsSplitAURLListByEntityID() async throws {
     let (photos, _) = try copiedPhotos(Self.names)
     let server = try await onOwnThread { try NginxServer.start(serving: photos) }
