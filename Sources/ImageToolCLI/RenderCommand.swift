@@ -141,7 +141,14 @@ public struct RenderCommand: Command {
         option: "--family", value: family,
         reason: "\(manifest.origin) has the families: \(families)")
     }
-    let list = try arguments.value("urls").map(URLList.read)
+    let list: URLList?
+    do {
+      list = try arguments.value("urls").map(URLList.read)
+    } catch {
+      // The command line named a list that cannot be used: nothing was done.
+      console.err("imgtool: \(error)")
+      return ExitCode.usage
+    }
     guard !arguments.positionals.isEmpty || list != nil else {
       throw CommandLineError.missingArgument(name: "path")
     }

@@ -51,11 +51,15 @@ struct RenderInputs {
           if first == input.path || (input.url == nil && Self.sameFile(first, input.path)) {
             continue
           }
+          // Two photos, one id: rendered one after the other, the second would replace
+          // the first. A URL (either one) can be given an id of its own in a list.
+          let remedy =
+            input.url != nil || URLList.looksLikeWebURL(first)
+            ? "give one an id of its own with a --urls line 'id<TAB>url'"
+            : "give a folder that holds both (an id is the path below the folder given), or "
+              + "render them into different caches"
           problems.append(
-            (
-              input.path,
-              "its entity id '\(input.entityID)' is also \(first)'s; render them separately"
-            ))
+            (input.path, "its entity id '\(input.entityID)' is also \(first)'s; \(remedy)"))
           continue
         }
         seen[input.entityID] = input.path
@@ -65,7 +69,7 @@ struct RenderInputs {
     for path in paths {
       if URLList.looksLikeWebURL(path) {
         guard let url = URLList.webURL(path) else {
-          problems.append((path, "not a valid http:// or https:// URL with a host"))
+          problems.append((path, URLList.problem(path)))
           continue
         }
         add([Input(path: path, entityID: RenderedEntity.id(url: url), url: url)])
@@ -73,7 +77,9 @@ struct RenderInputs {
       }
       var isDirectory: ObjCBool = false
       guard FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory) else {
-        problems.append((path, "no such file or folder"))
+        // `ftp://h/a.jpg`, `file:///p/a.jpg`: a URL of a scheme the render does not fetch.
+        let isURL = path.range(of: "^[A-Za-z][A-Za-z0-9+.-]*://", options: .regularExpression)
+        problems.append((path, isURL != nil ? URLList.problem(path) : "no such file or folder"))
         continue
       }
       if isDirectory.boolValue {

@@ -65,7 +65,7 @@ struct URLList: Equatable {
           file: file, line: index + 1, text: String(line),
           reason: address.contains("\t")
             ? "more than one tab; write 'id<TAB>url', or the URL alone"
-            : "not an http:// or https:// URL with a host")
+            : Self.problem(address))
       }
       entries.append(Entry(url: url, entityID: id ?? url.absoluteString, line: index + 1))
     }
@@ -75,9 +75,33 @@ struct URLList: Equatable {
   static func webURL(_ text: String) -> URL? {
     guard Self.looksLikeWebURL(text), !text.contains(where: \.isWhitespace),
       let url = URL(string: text), let scheme = url.scheme?.lowercased(),
-      ["http", "https"].contains(scheme), let host = url.host, !host.isEmpty
+      ["http", "https"].contains(scheme), let host = url.host, !host.isEmpty,
+      url.port.map({ (1...65535).contains($0) }) ?? true
     else { return nil }
     return url
+  }
+
+  /// Why `text` is not a URL the render downloads (``webURL(_:)`` is nil), in words that
+  /// say what to write instead.
+  static func problem(_ text: String) -> String {
+    if text.contains(where: \.isWhitespace) {
+      return "it holds a space: write a space in a URL as %20; a comment goes on a line of "
+        + "its own, and an id is followed by one tab, not spaces ('id<TAB>url')"
+    }
+    guard let url = URL(string: text), let scheme = url.scheme?.lowercased() else {
+      return "not a valid URL"
+    }
+    if scheme == "file" {
+      return "a file: URL; give the file's path instead (only http:// and https:// URLs are "
+        + "downloaded)"
+    }
+    guard ["http", "https"].contains(scheme) else {
+      return "only http:// and https:// URLs are downloaded, not \(scheme): ones"
+    }
+    if let port = url.port, !(1...65535).contains(port) {
+      return "\(port) is not a port (1 to 65535)"
+    }
+    return "no host after \(scheme)://"
   }
 
   /// Whether a path given to the render is meant as a URL (`http://` or `https://`).

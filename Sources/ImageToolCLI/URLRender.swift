@@ -117,8 +117,12 @@ struct URLRender: Sendable {
         return RenderCommand.Outcome(written: written.count, downloaded: downloaded)
       } catch {
         answers.withLock { $0[input.entityID] = answer }
-        return RenderCommand.Outcome(
-          failure: RenderCommand.reason(error, path: input.path), downloaded: downloaded)
+        var reason = RenderCommand.reason(error, path: input.path)
+        if case .fillUndone(_, _, _, .keyTooLong) = error {
+          // A URL is its id unless a list names one: a short one fits.
+          reason += "; give this URL a shorter id with a --urls line 'id<TAB>url'"
+        }
+        return RenderCommand.Outcome(failure: reason, downloaded: downloaded)
       }
     }
   }

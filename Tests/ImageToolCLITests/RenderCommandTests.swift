@@ -94,7 +94,9 @@ struct RenderCommandTests {
         [
           "path": other,
           "error": "its entity id 'rocket.jpg' is also "
-            + "\(one.appendingPathComponent("rocket.jpg").path)'s; render them separately",
+            + "\(one.appendingPathComponent("rocket.jpg").path)'s; give a folder that holds "
+            + "both (an id is the path below the folder given), or render them into different "
+            + "caches",
         ]
       ])
   }

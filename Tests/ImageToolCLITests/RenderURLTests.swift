@@ -164,12 +164,47 @@ extension RenderURLTests {
     // A bad line is named with the file and its number; nothing is rendered.
     try Data((list + "\nftp://example.com/a.jpg\n").utf8).write(to: file)
     let bad = await runTool(["render", "--family", "avatar", "--cache", cache, "--urls", file.path])
-    #expect(bad.status == 1)
+    #expect(bad.status == 64)
     #expect(
       bad.err == [
-        "imgtool: --urls \(file.path):5: 'ftp://example.com/a.jpg': not an http:// or "
-          + "https:// URL with a host"
+        "imgtool: --urls \(file.path):5: 'ftp://example.com/a.jpg': only http:// and "
+          + "https:// URLs are downloaded, not ftp: ones"
       ])
+    // A list that is not there: the command line is wrong, nothing is done.
+    let missing = file.deletingLastPathComponent().appendingPathComponent("none.txt").path
+    let gone = await runTool(
+      ["render", "--family", "avatar", "--cache", cache, "--json", "--urls", missing])
+    #expect(gone.status == 64)
+    #expect(gone.out.isEmpty)
+    #expect(gone.err == ["imgtool: --urls \(missing): cannot read the list: no such file"])
+  }
+
+  /// URLs given on the command line that the render cannot fetch are each named with
+  /// what to write instead; the rest render.
+  @Test func urlsOfOtherSchemesAndMalformedOnesSayWhatToWrite() async throws {
+    let (photos, cache) = try copiedPhotos(["rocket.jpg"])
+    let file = photos.appendingPathComponent("rocket.jpg").path
+    let result = await runTool(
+      [
+        "render", "--family", "avatar", "--cache", cache, "--quiet", "ftp://h/a.jpg",
+        "file://" + file, "http://127.0.0.1:99999/a.jpg", "http://h/with space.png",
+        "http:///a.jpg",
+        file,
+      ])
+    #expect(result.status == 1)
+    let expected: [String] = [
+      "  failed: ftp://h/a.jpg: only http:// and https:// URLs are downloaded, not ftp: ones",
+      "  failed: file://\(file): a file: URL; give the file's path instead (only http:// and "
+        + "https:// URLs are downloaded)",
+      "  failed: http://127.0.0.1:99999/a.jpg: 99999 is not a port (1 to 65535)",
+      "  failed: http://h/with space.png: it holds a space: write a space in a URL as %20; a "
+        + "comment goes on a line of its own, and an id is followed by one tab, not spaces "
+        + "('id<TAB>url')",
+      "  failed: http:///a.jpg: no host after http://",
+    ]
+    let failures = Array(result.out.dropFirst().prefix(5))
+    #expect(failures == expected)
+    #expect(result.out.first?.contains("1 rendered") == true, "\(result.out)")
   }
 
   /// Each misbehaving case fails alone with its reason and status; the good URLs render.
@@ -272,6 +307,26 @@ extension RenderURLTests {
     let log = server.accessLog(waitingFor: 2)
     #expect(log.filter { $0.path == "/cut.jpg" }.map(\.status) == [200])
     #expect(log.filter { $0.path == "/rocket.jpg" }.map(\.status) == [200])
+  }
+
+  /// A URL too long to be an entity id with its version is named with the way out (an
+  /// id of its own in a list), which then renders it.
+  @Test func aURLTooLongForAnIdSaysToNameOne() async throws {
+    let (photos, cache) = try copiedPhotos(["rocket.jpg"])
+    let server = try await onOwnThread { try NginxServer.start(serving: photos) }
+    defer { stopOnOwnThread(server.stop) }
+    let url = server.url("rocket.jpg?pad=" + String(repeating: "a", count: 420)).absoluteString
+    let long = await runTool(["render", "--family", "avatar", "--cache", cache, "--quiet", url])
+    #expect(long.status == 1)
+    let line = try #require(long.out.first { $0.hasPrefix("  failed: ") })
+    #expect(line.contains("the limit is 448"), "\(line)")
+    #expect(line.hasSuffix("; give this URL a shorter id with a --urls line 'id<TAB>url'"))
+    let list = photos.appendingPathComponent("list.txt")
+    try Data("rocket\t\(url)\n".utf8).write(to: list)
+    let named = await runTool(
+      ["render", "--family", "avatar", "--cache", cache, "--quiet", "--urls", list.path])
+    #expect(named.status == 0, "\(named.out)")
+    #expect(Set(try entries(cache, format: "avatar.small").keys) == ["rocket"])
   }
 
   @Test func shardsSplitAURLListByEntityID() async throws {

@@ -31,7 +31,7 @@ struct URLListTests {
     #expect(
       throws: URLListError.badLine(
         file: "list.txt", line: 3, text: "ftp://photos.example/a.jpg",
-        reason: "not an http:// or https:// URL with a host")
+        reason: "only http:// and https:// URLs are downloaded, not ftp: ones")
     ) {
       try URLList(text: "# ok\nhttp://h/a.jpg\nftp://photos.example/a.jpg\n", file: "list.txt")
     }
@@ -74,6 +74,20 @@ struct URLListTests {
         .init(path: "http://h/b.jpg", entityID: "named", url: URL(string: "http://h/b.jpg")),
       ])
     #expect(found.problems.map(\.path) == ["http://"])
-    #expect(found.problems.map(\.error) == ["not a valid http:// or https:// URL with a host"])
+    #expect(found.problems.map(\.error) == ["no host after http://"])
+  }
+
+  /// Two URLs of one id would replace each other's entries: the second is refused, with
+  /// the way to keep both.
+  @Test func twoURLsOfOneIdAreNamedWithTheWayToKeepBoth() throws {
+    let list = try URLList(text: "x\thttp://h/a.jpg\nx\thttp://h/b.jpg\n", file: "l")
+    let found = RenderInputs(paths: [], urls: list.entries)
+    #expect(found.inputs.map(\.entityID) == ["x"])
+    #expect(found.problems.map(\.path) == ["http://h/b.jpg"])
+    #expect(
+      found.problems.map(\.error) == [
+        "its entity id 'x' is also http://h/a.jpg's; give one an id of its own with a --urls "
+          + "line 'id<TAB>url'"
+      ])
   }
 }
