@@ -116,6 +116,13 @@ public final class ImageCache: Sendable {
     tables[format]?.bitmap(entityID: entity.id, sourceVersion: entity.sourceVersion)
   }
 
+  /// The source version of the entry `format`'s table holds for `entityID` now, whichever
+  /// it is (nil: none): to read an entry written by someone who knew the version (an
+  /// `imgtool render` of a URL stores the server's ETag) without knowing it yourself.
+  public func sourceVersion(of entityID: String, format: String) -> String? {
+    tables[format]?.sourceVersion(entityID: entityID)
+  }
+
   /// Whether the entry is in the table now.
   public func contains(_ entity: Entity, format: String) -> Bool {
     tables[format]?.contains(entityID: entity.id, sourceVersion: entity.sourceVersion) ?? false

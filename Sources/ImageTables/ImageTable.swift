@@ -199,6 +199,24 @@ public final class ImageTable: @unchecked Sendable {
     }
   }
 
+  /// The source version of the entry the table holds for `entityID` now, whichever it
+  /// is, or nil when it holds none: for a caller that takes whatever version is there
+  /// (a photo of a URL that `imgtool render` wrote with the server's ETag). Never blocks;
+  /// its pixels are checked by the hit that asks for them with this version.
+  ///
+  /// <!-- snippet context: let table = try ImageTable(format: try ImageFormat(name: "a", width: 8, height: 8), directory: URL(fileURLWithPath: "t")) -->
+  /// ```swift
+  /// if let version = table.sourceVersion(entityID: "https://example.com/rome.jpg") {
+  ///   _ = table.bitmap(entityID: "https://example.com/rome.jpg", sourceVersion: version)
+  /// }
+  /// ```
+  public func sourceVersion(entityID: String) -> String? {
+    guard options.protection.allows(format.protectionMode) else { return nil }
+    let hash = hashEntityID(entityID)
+    if options.readOnly, !filesAreCurrent() { return nil }
+    return withCurrentFiles { $0.sourceVersion(of: entityID, hash: hash) }
+  }
+
   /// Whether an entry for `entityID` holds `sourceVersion` (it is verified as a hit is).
   public func contains(entityID: String, sourceVersion: String) -> Bool {
     guard options.protection.allows(format.protectionMode) else { return false }

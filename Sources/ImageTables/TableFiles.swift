@@ -152,6 +152,50 @@ final class TableFiles: @unchecked Sendable {
         sourceVersion: sourceVersion, pin: pins + slot))
   }
 
+  /// The source version of the committed entry for `entityID`, whichever it is; no
+  /// lock, no pin, no pixel check. The version's bytes are copied between two loads of
+  /// the record's sequence (a seqlock read, as a hit's), and dropped if it moved.
+  func sourceVersion(of entityID: String, hash: UInt64) -> String? {
+    let tag = SharedFile.tag(hash)
+    let mask = shared.bucketMask
+    var bucket = Int(truncatingIfNeeded: hash) & mask
+    for _ in 0..<shared.bucketCount {
+      let value = shared.buckets[bucket].load(ordering: .acquiring)
+      if value == 0 { return nil }
+      if value & 0xFFFF_FFFF_0000_0000 == tag {
+        let slot = Int(value & 0xFFFF_FFFF) &- 1
+        if slot >= 0, slot < capacity,
+          let version = storedVersion(slot: slot, entityID: entityID, hash: hash)
+        {
+          return version
+        }
+      }
+      bucket = (bucket + 1) & mask
+    }
+    return nil
+  }
+
+  private func storedVersion(slot: Int, entityID: String, hash: UInt64) -> String? {
+    let record = index.base + TableFileLayout.recordOffset(slot)
+    let sequence = self.sequence(slot)
+    let before = sequence.pointee.load(ordering: .acquiring)
+    guard before != 0, before & 3 == 0, record.field(8, as: UInt64.self) == hash else {
+      return nil
+    }
+    let idLength = Int(record.field(16, as: UInt32.self))
+    let versionLength = Int(record.field(20, as: UInt32.self))
+    guard idLength <= TableFileLayout.keyCapacity, versionLength <= TableFileLayout.keyCapacity,
+      idLength + versionLength <= TableFileLayout.keyCapacity,
+      Self.equal(entityID, record + TableFileLayout.keyOffset, idLength)
+    else { return nil }
+    let version = String(
+      decoding: UnsafeRawBufferPointer(
+        start: record + TableFileLayout.keyOffset + idLength, count: versionLength),
+      as: UTF8.self)
+    guard sequence.pointee.load(ordering: .acquiring) == before else { return nil }
+    return version
+  }
+
   /// Checks an entry's pixels against the checksum of its record; the problem, or nil.
   func verify(slot: Int, height: Int, expected: UInt64) -> String? {
     let actual = Checksum.hash(

@@ -94,8 +94,12 @@ public struct BrowseCommand: Command {
         Entity(id: $0.entityID, sourceVersion: $0.sourceVersion, source: .file($0.entityID))
       }.sorted { $0.id < $1.id }
       : urls.map {
+        // The version an entry of the URL has (`imgtool render` stores the server's), as
+        // a URL photo takes it, so a rendered URL is a hit with no request.
         Entity(
-          id: $0.absoluteString, sourceVersion: CachedPhoto.defaultURLVersion, source: .url($0))
+          id: $0.absoluteString,
+          sourceVersion: table.sourceVersion(entityID: $0.absoluteString)
+            ?? CachedPhoto.defaultURLVersion, source: .url($0))
       }
     guard !entities.isEmpty else {
       context.console.err("imgtool: family '\(family)' holds no photos; render it first")

@@ -76,12 +76,13 @@ public final class CachedPhoto: Photo {
   /// the URL.
   ///
   /// `version` is the entity's source version: the entry is a hit only while it was
-  /// filled for that version. The default, ``defaultURLVersion``, says the picture behind
-  /// the URL does not change; when it can, pass what changes with it (the `updatedAt` or
-  /// the hash your API gives), or delete the entry (`cache.delete(url.absoluteString)`)
-  /// to fetch it again. An entry `imgtool render` wrote for the URL carries the version
-  /// the server gave it (`etag:...`, see ``ImageCaching/RenderedEntity``): to read that
-  /// entry, pass that version (a table's `entries()` list it).
+  /// filled for that version. Left nil (the default), it is the version of the entry
+  /// `format`'s table holds for the URL when the photo is made, whoever wrote it (an
+  /// `imgtool render` of the URL stores the server's `etag:...`, see
+  /// ``ImageCaching/RenderedEntity``), so that entry is a hit with no request; with no
+  /// entry there, ``defaultURLVersion``, which says the picture behind the URL does not
+  /// change. When it can, pass what changes with it (the `updatedAt` or the hash your API
+  /// gives), or delete the entry (`cache.delete(url.absoluteString)`) to fetch it again.
   ///
   /// <!-- snippet context: import ImageCaching -->
   /// <!-- snippet context: import ImageTables -->
@@ -98,12 +99,15 @@ public final class CachedPhoto: Photo {
   /// }
   /// ```
   public convenience init(
-    cache: ImageCache, url: URL, format: String, version: String = defaultURLVersion,
+    cache: ImageCache, url: URL, format: String, version: String? = nil,
     caption: String? = nil, placeholder: Bitmap? = nil, placeholderFormat: String? = nil
   ) {
+    let id = url.absoluteString
+    let version =
+      version ?? cache.sourceVersion(of: id, format: format) ?? Self.defaultURLVersion
     self.init(
       cache: cache,
-      entity: Entity(id: url.absoluteString, sourceVersion: version, source: .url(url)),
+      entity: Entity(id: id, sourceVersion: version, source: .url(url)),
       format: format, caption: caption, placeholder: placeholder,
       placeholderFormat: placeholderFormat)
   }

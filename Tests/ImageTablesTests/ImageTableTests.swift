@@ -38,6 +38,32 @@ struct ImageTableTests {
     #expect(table.stats.entries == 1)
   }
 
+  /// The version an entry holds, looked up by its id alone: in the writer and in a
+  /// read-only instance of another open; nil for an id never written and once deleted.
+  @Test func theSourceVersionOfAnIdIsTheOneItsEntryHolds() throws {
+    let folder = try Folder.make()
+    let table = try ImageTable(format: makeFormat(), directory: folder)
+    #expect(table.sourceVersion(entityID: "a") == nil)
+    try writeEntry(table, "a", "etag:\"6b0f\"")
+    try writeEntry(table, "b", "v1")
+    #expect(table.sourceVersion(entityID: "a") == "etag:\"6b0f\"")
+    #expect(table.sourceVersion(entityID: "b") == "v1")
+    #expect(table.sourceVersion(entityID: "c") == nil)
+    try writeEntry(table, "a", "etag:\"7c1e\"")
+    #expect(table.sourceVersion(entityID: "a") == "etag:\"7c1e\"")
+    let reader = try ImageTable(
+      format: makeFormat(), directory: folder, options: .init(readOnly: true))
+    #expect(reader.sourceVersion(entityID: "a") == "etag:\"7c1e\"")
+    #expect(
+      reader.sourceVersion(entityID: "a").flatMap {
+        reader.bitmap(entityID: "a", sourceVersion: $0)
+      }.map(holdsExpectedPixels) == true)
+    table.delete(entityID: "a")
+    #expect(table.sourceVersion(entityID: "a") == nil)
+    #expect(reader.sourceVersion(entityID: "a") == nil)
+    #expect(table.sourceVersion(entityID: "b") == "v1")
+  }
+
   @Test func leastRecentlyUsedGoesFirstAndTheCountIsExact() throws {
     let table = try ImageTable(format: makeFormat(maximumCount: 3), directory: Folder.make())
     for id in ["a", "b", "c"] { try writeEntry(table, id) }

@@ -112,6 +112,30 @@ struct URLPhotoTests {
     #expect(file.url == nil)
   }
 
+  /// An entry someone wrote for the URL with a version of their own (as `imgtool render`
+  /// writes the server's ETag) is the photo's when no version is given: a hit, with no
+  /// request. A version given still decides.
+  @Test func aURLPhotoTakesTheVersionTheCacheHoldsForItsURL() async throws {
+    let loader = StreamingLoader(expected: nil)
+    let cache = try PhotoTests.makeCache(loader: loader)
+    let rendered = Entity(
+      id: Self.url.absoluteString, sourceVersion: "etag:\"6b0f-80e44\"",
+      source: .file(Fixtures.photo("hubble.jpg")))
+    let entry = Array(try await cache.image(for: rendered, format: "screen").bytes)
+    #expect(
+      cache.sourceVersion(of: Self.url.absoluteString, format: "screen") == "etag:\"6b0f-80e44\"")
+    let photo = CachedPhoto(cache: cache, url: Self.url, format: "screen")
+    #expect(photo.entity.sourceVersion == "etag:\"6b0f-80e44\"")
+    #expect(photo.underlyingImage.map { Array($0.bytes) } == entry)
+    let watcher = Watcher(photo)
+    photo.loadUnderlyingImage()
+    await watcher.events.waitUntil(count: 1)
+    #expect(watcher.events.values.last == .loadingDidEnd(succeeded: true, error: nil))
+    #expect(loader.loads == 0)
+    let pinned = CachedPhoto(cache: cache, url: Self.url, format: "screen", version: "v7")
+    #expect(pinned.entity.sourceVersion == "v7" && pinned.underlyingImage == nil)
+  }
+
   @Test func itsLoadReportsTheDownloadsProgressAndEndsOnceWithTheImage() async throws {
     let chunks = try Chunks()
     let loader = StreamingLoader(expected: chunks.total)
