@@ -1,4 +1,5 @@
 import Foundation
+import Locking
 
 #if canImport(Glibc)
   import Glibc
@@ -29,6 +30,8 @@ public final class NginxServer: Sendable {
   /// Its scratch folder: `nginx.conf`, `access.log`, `error.log`, `nginx.pid`, temp folders.
   public let folder: URL
   private let child: ChildServer
+  /// nginx's master process, once it listens; nil once stopped.
+  private let master = Lock<Int32?>(nil)
 
   /// Where nginx is: Debian's.
   public static let executable = URL(fileURLWithPath: "/usr/sbin/nginx")
@@ -123,7 +126,12 @@ public final class NginxServer: Sendable {
         errorLog: folder.appendingPathComponent("stderr.log"))
       let server = NginxServer(port: port, root: root, folder: folder, child: child)
       switch waitUntilListening(server) {
-      case .listening: return server
+      case .listening:
+        let pidText = try? String(
+          contentsOf: folder.appendingPathComponent("nginx.pid"), encoding: .utf8)
+        let pid = pidText.flatMap { Int32($0.trimmingCharacters(in: .whitespacesAndNewlines)) }
+        server.master.withLock { $0 = pid }
+        return server
       case .exited(let errors) where errors.contains("Address already in use"):
         lastErrors = errors
         continue
@@ -171,9 +179,30 @@ public final class NginxServer: Sendable {
 
   /// Stops nginx (SIGTERM through its watchdog, SIGKILL 5 s later) and waits until it has
   /// exited. Also done when the server is released.
-  public func stop() { child.stop() }
+  public func stop() {
+    // nginx itself first, waited for: on a busy machine the watchdog's grace could run
+    // out, and nginx be left serving after its watchdog was killed.
+    if let pid = master.withLock({ pid in
+      defer { pid = nil }
+      return pid
+    }) {
+      kill(pid, SIGTERM)
+      let deadline = ContinuousClock.now + .seconds(30)
+      while Self.isRunning(pid), ContinuousClock.now < deadline { usleep(2_000) }
+      if Self.isRunning(pid) { kill(pid, SIGKILL) }
+    }
+    child.stop()
+  }
 
-  deinit { child.stop() }
+  deinit { stop() }
+
+  /// Whether `pid` is a process that has not ended (a zombie has).
+  private static func isRunning(_ pid: Int32) -> Bool {
+    guard kill(pid, 0) == 0 else { return false }
+    let stat = (try? String(contentsOfFile: "/proc/\(pid)/stat", encoding: .utf8)) ?? ""
+    guard let close = stat.lastIndex(of: ")") else { return false }
+    return !stat[stat.index(after: close)...].trimmingCharacters(in: .whitespaces).hasPrefix("Z")
+  }
 
   // MARK: -
 
