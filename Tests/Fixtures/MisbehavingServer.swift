@@ -14,7 +14,7 @@ import Foundation
 /// | `stall.jpg[?after=N&seconds=S]` | headers (a photo's Content-Length), N bytes (0), then silence for S s (600) |
 /// | `short.jpg` | the Content-Length of a whole photo, half the body, then close |
 /// | `huge.jpg` | Content-Length: 8 GiB, then the photo and filler |
-/// | `nolength.jpg` | no Content-Length, the photo, then filler without end |
+/// | `nolength.jpg` | no Content-Length, the photo, then filler to 256 MiB (past every limit of the tests) |
 /// | `page.jpg` | status 200, `text/html`: a page that says 404 Not Found |
 /// | `loop`, `loop2` | 302 to each other |
 /// | `chain/N` | N redirects, then the photo |

@@ -110,7 +110,7 @@ struct BrowseProgressTests {
 struct BrowseURLTests {
   @Test func aFrameDrawnMidDownloadShowsItsProgressBar() async throws {
     let server = try await onOwnThread { try MisbehavingServer.start() }
-    defer { server.stop() }
+    defer { Thread.detachNewThread(server.stop) }  // stop waits: not on the shared pool
     let work = try Paths.temporaryFolder()
     let output = work.appendingPathComponent("loading.png").path
     // rocket.jpg in 10 chunks a minute apart: the frame is drawn after the first.
@@ -140,7 +140,7 @@ struct BrowseURLTests {
 
   @Test func withoutAtProgressTheFrameShowsTheLoadedPhoto() async throws {
     let server = try await onOwnThread { try MisbehavingServer.start() }
-    defer { server.stop() }
+    defer { Thread.detachNewThread(server.stop) }  // stop waits: not on the shared pool
     let work = try Paths.temporaryFolder()
     let output = work.appendingPathComponent("loaded.png").path
     let url = server.url("photos/coffee.png").absoluteString

@@ -355,6 +355,31 @@ extension RenderURLTests {
 }
 
 extension RenderURLTests {
+  /// A server that answers 500 twice and then the photo: the render's retries (2 by
+  /// default) get it, beside a photo that never fails; `--retries 1` gives up, naming
+  /// the status and the attempts.
+  @Test func aURLThatFailsTwiceWith500RendersOnItsThirdAttempt() async throws {
+    let server = try await onOwnThread { try MisbehavingServer.start() }
+    defer { stopOnOwnThread(server.stop) }
+    let cache = try Fixtures.temporaryFolder().appendingPathComponent("cache").path
+    let flaky = "flaky.jpg?fail=2&key=\(UUID())"
+    let urls = [server.url(flaky).absoluteString, server.url("photos/coffee.png").absoluteString]
+    let result = await runTool(
+      ["render", "--family", "avatar", "--cache", cache, "--json"] + urls)
+    #expect(result.status == 0, "\(result.out)")
+    #expect(try json(result.out)["written"] as? Int == 6)
+    #expect(try await onOwnThread { try server.requestCount(flaky) } == 3)
+    let stubborn = "flaky.jpg?fail=5&key=\(UUID())"
+    let once = await runTool([
+      "render", "--family", "avatar", "--cache", cache, "--json", "--retries", "1",
+      server.url(stubborn).absoluteString,
+    ])
+    #expect(once.status == 1)
+    let failed = try #require(try json(once.out)["failed"] as? [[String: Any]])
+    #expect(failed.first?["status"] as? Int == 500)
+    #expect(try await onOwnThread { try server.requestCount(stubborn) } == 2)
+  }
+
   @Test func maxSizeCutsABodyWithoutLengthAndBadLimitsAreNamed() async throws {
     let server = try await onOwnThread { try MisbehavingServer.start() }
     defer { stopOnOwnThread(server.stop) }

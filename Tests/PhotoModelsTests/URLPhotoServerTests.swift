@@ -51,7 +51,7 @@ struct URLPhotoServerTests {
 
   @Test func aURLPhotoLoadsFromTheServerWithTheDownloadsProgress() async throws {
     let server = try await onOwnThread { try MisbehavingServer.start() }
-    defer { server.stop() }
+    defer { Thread.detachNewThread(server.stop) }  // stop waits: not on the shared pool
     let cache = try Self.makeCache()
     let photo = CachedPhoto(
       cache: cache, url: server.url("slow.jpg?chunks=8&seconds=0.7"), format: "screen")
@@ -78,7 +78,7 @@ struct URLPhotoServerTests {
 
   @Test func anUnloadMidDownloadClosesTheConnection() async throws {
     let server = try await onOwnThread { try MisbehavingServer.start() }
-    defer { server.stop() }
+    defer { Thread.detachNewThread(server.stop) }  // stop waits: not on the shared pool
     let cache = try Self.makeCache()
     // A chunk a second for 10 minutes (never idle long enough for a timeout, however late
     // the events come): a download not stopped would outlive the time limit.

@@ -18,8 +18,10 @@ names another kept photo). Paths (the query is optional everywhere):
   /huge.jpg                        200 with Content-Length: 8 GiB (8589934592), then the
                                    photo and filler bytes until the client goes away.
   /nolength.jpg                    200 without Content-Length (the body ends when the
-                                   connection closes): the photo, then filler bytes
-                                   without end.
+                                   connection closes): the photo, then filler bytes up
+                                   to 256 MiB, more than any limit of the tests: a
+                                   client that does not cut it fails its test, rather
+                                   than fill the machine's memory.
   /page.jpg                        200 text/html: an HTML page that says 404 Not Found.
   /loop, /loop2                    302 to each other: a redirect loop.
   /chain/N                         302 to /chain/N-1 ... /chain/0 serves the photo: N
@@ -52,6 +54,7 @@ import urllib.parse
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
 PHOTOS = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "photos")
+NO_LENGTH_BYTES = 256 << 20
 EIGHT_GIB = 8 * 1024 * 1024 * 1024
 FILLER = bytes(range(256)) * 256  # 64 KiB
 
@@ -123,7 +126,7 @@ class Handler(BaseHTTPRequestHandler):
                 self.endless(photo, limit=EIGHT_GIB)
             elif path == "/nolength.jpg":
                 self.send_head(200, "image/jpeg", None)
-                self.endless(photo, limit=None)
+                self.endless(photo, limit=NO_LENGTH_BYTES)
             elif path == "/page.jpg":
                 page = (
                     b"<!DOCTYPE html>\n<html><head><title>404 Not Found</title></head>"
