@@ -24,9 +24,39 @@ public final class ChunkFeed: Sendable {
     var cancelled = false
     var reader: CheckedContinuation<[UInt8]?, any Error>?
     var asked = 0
-    var waitingForAsk: [(count: Int, continuation: CheckedContinuation<Void, Never>)] = []
-    var waitingForCancel: [CheckedContinuation<Void, Never>] = []
+    var waitingForAsk: [(count: Int, waiter: Waiter)] = []
+    var waitingForCancel: [Waiter] = []
   }
+
+  /// A test waiting, resumed once: by what it waits for, or by its patience running out.
+  final class Waiter: Sendable {
+    private let continuation: Lock<CheckedContinuation<Void, Never>?>
+
+    init(_ continuation: CheckedContinuation<Void, Never>) {
+      self.continuation = Lock(continuation)
+    }
+
+    func resume() {
+      continuation.withLock { continuation in
+        defer { continuation = nil }
+        return continuation
+      }?.resume()
+    }
+
+    /// Resumes it after ``ChunkFeed/patience`` if nothing did before.
+    func expire() -> Waiter {
+      Task { [self] in
+        try? await Task.sleep(for: ChunkFeed.patience)
+        resume()
+      }
+      return self
+    }
+  }
+
+  /// How long ``waitUntilAsked(_:)`` and ``waitUntilCancelled()`` wait before they return
+  /// anyway: a test whose load never asks (or is never cancelled) then fails on what it
+  /// expected, not by hanging.
+  public static let patience: Duration = .seconds(30)
   private let state = Lock(State())
 
   public init() {}
@@ -43,10 +73,10 @@ public final class ChunkFeed: Sendable {
     try await withTaskCancellationHandler {
       try await withCheckedThrowingContinuation { continuation in
         let (answer, waiters) = state.withLock {
-          state -> (Result<[UInt8]?, any Error>?, [CheckedContinuation<Void, Never>]) in
+          state -> (Result<[UInt8]?, any Error>?, [Waiter]) in
           state.asked += 1
           let asked = state.asked
-          let ready = state.waitingForAsk.filter { $0.count <= asked }.map(\.continuation)
+          let ready = state.waitingForAsk.filter { $0.count <= asked }.map(\.waiter)
           state.waitingForAsk.removeAll { $0.count <= asked }
           if state.cancelled || Task.isCancelled {
             state.cancelled = true
@@ -99,27 +129,30 @@ public final class ChunkFeed: Sendable {
     reader?.resume(returning: nil)
   }
 
-  /// Returns once the reader has asked for `count` chunks (for the first: the load began).
+  /// Returns once the reader has asked for `count` chunks (for the first: the load began),
+  /// or after ``patience``.
   public func waitUntilAsked(_ count: Int) async {
     await withCheckedContinuation { continuation in
+      let waiter = Waiter(continuation)
       let now = state.withLock { state -> Bool in
         if state.asked >= count { return true }
-        state.waitingForAsk.append((count, continuation))
+        state.waitingForAsk.append((count, waiter.expire()))
         return false
       }
-      if now { continuation.resume() }
+      if now { waiter.resume() }
     }
   }
 
-  /// Returns once the reader was cancelled.
+  /// Returns once the reader was cancelled, or after ``patience``.
   public func waitUntilCancelled() async {
     await withCheckedContinuation { continuation in
+      let waiter = Waiter(continuation)
       let now = state.withLock { state -> Bool in
         if state.cancelled { return true }
-        state.waitingForCancel.append(continuation)
+        state.waitingForCancel.append(waiter.expire())
         return false
       }
-      if now { continuation.resume() }
+      if now { waiter.resume() }
     }
   }
 }

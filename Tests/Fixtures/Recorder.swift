@@ -12,7 +12,8 @@ import Locking
 public final class Recorder<Value: Sendable>: Sendable {
   private struct State {
     var values: [Value] = []
-    var waiting: [(count: Int, continuation: CheckedContinuation<Void, Never>)] = []
+    var waiting: [(id: Int, count: Int, continuation: CheckedContinuation<Void, Never>)] = []
+    var nextID = 0
   }
   private let state = Lock(State())
 
@@ -31,15 +32,25 @@ public final class Recorder<Value: Sendable>: Sendable {
     for waiter in ready { waiter.resume() }
   }
 
-  /// Returns once `count` values have been recorded.
-  public func waitUntil(count: Int) async {
+  /// Returns once `count` values have been recorded, or after `patience` whatever was:
+  /// a test whose calls never come then fails on what it expected, not by hanging.
+  public func waitUntil(count: Int, patience: Duration = .seconds(30)) async {
     await withCheckedContinuation { continuation in
-      let now = state.withLock { state -> Bool in
-        if state.values.count >= count { return true }
-        state.waiting.append((count, continuation))
-        return false
+      let id = state.withLock { state -> Int? in
+        if state.values.count >= count { return nil }
+        state.nextID += 1
+        state.waiting.append((state.nextID, count, continuation))
+        return state.nextID
       }
-      if now { continuation.resume() }
+      guard let id else { return continuation.resume() }
+      Task {
+        try? await Task.sleep(for: patience)
+        let expired = self.state.withLock { state -> CheckedContinuation<Void, Never>? in
+          guard let index = state.waiting.firstIndex(where: { $0.id == id }) else { return nil }
+          return state.waiting.remove(at: index).continuation
+        }
+        expired?.resume()
+      }
     }
   }
 }
