@@ -81,17 +81,10 @@ public struct HTTPSourceLoader: SourceLoader {
     progress: (@Sendable (LoadProgress) -> Void)? = nil
   ) async throws(HTTPSourceError) -> Fetched {
     let sniffer = ImageSniffer(name: url.absoluteString, limits: imageLimits)
-    let report: (@Sendable (TransferProgress) -> Void)? = progress.map { progress in
-      { @Sendable transfer in
-        progress(
-          LoadProgress(bytesReceived: transfer.bytesReceived, bytesExpected: transfer.bytesExpected)
-        )
-      }
-    }
     let response: HTTPResponse
     do throws(HTTPError) {
       response = try await client.get(
-        url, validators: validators, progress: report, inspect: { sniffer.inspect($0) })
+        url, validators: validators, progress: progress, inspect: { sniffer.inspect($0) })
     } catch {
       if case .rejected = error, let finding = sniffer.finding {
         throw finding.error(url: url.absoluteString, contentType: nil)

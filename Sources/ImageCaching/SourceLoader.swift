@@ -1,4 +1,5 @@
 import Foundation
+import WebLoading
 
 /// Fetches the bytes of a URL source: plug in your HTTP client, object store or
 /// database. The cache calls it once per fill, however many requests wait.
@@ -29,23 +30,11 @@ extension SourceLoader {
   }
 }
 
-/// How far a source's load has come: bytes received, of how many if known.
-public struct LoadProgress: Sendable, Equatable {
-  public var bytesReceived: Int64
-  /// The length the server announced (`Content-Length`), if it did.
-  public var bytesExpected: Int64?
-
-  public init(bytesReceived: Int64, bytesExpected: Int64?) {
-    self.bytesReceived = bytesReceived
-    self.bytesExpected = bytesExpected
-  }
-
-  /// 0 to 1 when the length is known, else nil.
-  public var fraction: Double? {
-    guard let bytesExpected, bytesExpected > 0 else { return nil }
-    return min(1, Double(bytesReceived) / Double(bytesExpected))
-  }
-}
+/// How far a source's load has come: bytes received, of how many if known, and the
+/// `fraction` of them. The HTTP client's own progress (one type, so the standard loader
+/// passes on what the client reports unchanged); any loader makes one with
+/// `LoadProgress(bytesReceived:bytesExpected:)`.
+public typealias LoadProgress = TransferProgress
 
 /// Reads `file:` URLs; refuses others (this machine has no network of its own to use).
 public struct FileURLLoader: SourceLoader {
