@@ -1,6 +1,6 @@
 import Foundation
 import ImageTables
-import Synchronization
+import Locking
 import Testing
 
 @testable import ImageCaching
@@ -46,7 +46,7 @@ struct EvictionUnderLoadTests {
         id: "shot-\(index)", sourceVersion: "1",
         source: .file(Photos.bundled(Photos.names[index % Photos.names.count])))
     }
-    let failures = Mutex<[PrefetchFailure]>([])
+    let failures = Lock<[PrefetchFailure]>([])
     await cache.prefetch(entities, family: "shot") { failure in
       failures.withLock { $0.append(failure) }
     }.value

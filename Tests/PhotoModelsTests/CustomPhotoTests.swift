@@ -1,6 +1,6 @@
 import Foundation
 import ImageTables
-import Synchronization
+import Locking
 import TestFixtures
 import Testing
 
@@ -27,7 +27,7 @@ final class AppPixelSource: Sendable {
   let style: PixelStyle
   let gates: [Gate]
   let failing: Set<Int>
-  private let fetched = Mutex(0)
+  private let fetched = Lock(0)
 
   init(name: String, copying image: Bitmap, fetches: Int, failing: Set<Int> = []) {
     self.name = name
@@ -80,7 +80,7 @@ final class AppPhoto: Photo {
 /// Every event a photo sends, in order, and the notifications posted for it.
 final class EventRecorder: Sendable {
   final class Log: Sendable {
-    let entries = Mutex((events: [PhotoEvent](), notifications: 0))
+    let entries = Lock((events: [PhotoEvent](), notifications: 0))
   }
   private let log = Log()
   nonisolated(unsafe) private let observer: any NSObjectProtocol
