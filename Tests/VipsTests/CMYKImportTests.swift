@@ -23,6 +23,11 @@ struct CMYKImportTests {
     [
       ("coffee-cmyk.jpg", try VipsImage(file: Fixtures.path("coffee-cmyk.jpg")).materialized()),
       ("the grid", try grid()),
+      (
+        "lcms's grid levels, their neighbours, random values",
+        try VipsImage(pixels: ICCTransformTests.cmykSamples(), width: 1024, height: 1024, bands: 4)
+          .tagged(as: .cmyk).materialized()
+      ),
     ]
   }
 
