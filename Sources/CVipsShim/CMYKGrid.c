@@ -38,9 +38,11 @@
 #include "CMYKGrid.h"
 #include "LcmsArithmetic.h"
 
+#include <pthread.h>
 #include <stdatomic.h>
 #include <stdint.h>
 #include <stdlib.h>
+#include <string.h>
 
 enum {
   GRID = 17,
@@ -61,7 +63,11 @@ struct CMYKGrid {
   _Atomic uint64_t nodes[NODES];
 };
 
+static void prepare_positions(void);
+
 CMYKGrid *cmyk_grid_new(cmsHPROFILE input, cmsHPROFILE output, cmsUInt32Number output_format) {
+  static pthread_once_t once = PTHREAD_ONCE_INIT;
+  pthread_once(&once, prepare_positions);
   if (cmsGetColorSpace(input) != cmsSigCmykData) return NULL;
   cmsUInt32Number sampled;
   if (output_format == TYPE_XYZ_16)
@@ -130,32 +136,11 @@ static inline int32_t sample(uint64_t node, int channel) {
 /* _cmsToFixedDomain, in lcms's int arithmetic. */
 static inline int32_t to_fixed_domain(int32_t a) { return a + ((a + 0x7fff) / 0xffff); }
 
-/* Eval4Inputs's tetrahedral interpolation in one K slice (`base`), three channels. */
-static void slice(CMYKGrid *grid, int base, int X0, int X1, int Y0, int Y1, int Z0, int Z1,
-                  int32_t rx, int32_t ry, int32_t rz, cmsUInt16Number result[3]) {
-  const uint64_t n0 = node(grid, base + X0 + Y0 + Z0);
-  uint64_t a = n0, b = n0, c = n0;
-  int form; /* which differences c1, c2, c3 are: see below */
-  if (rx >= ry && ry >= rz) {
-    a = node(grid, base + X1 + Y0 + Z0), b = node(grid, base + X1 + Y1 + Z0),
-    c = node(grid, base + X1 + Y1 + Z1), form = 0;
-  } else if (rx >= rz && rz >= ry) {
-    a = node(grid, base + X1 + Y0 + Z0), b = node(grid, base + X1 + Y0 + Z1),
-    c = node(grid, base + X1 + Y1 + Z1), form = 1;
-  } else if (rz >= rx && rx >= ry) {
-    a = node(grid, base + X0 + Y0 + Z1), b = node(grid, base + X1 + Y0 + Z1),
-    c = node(grid, base + X1 + Y1 + Z1), form = 2;
-  } else if (ry >= rx && rx >= rz) {
-    a = node(grid, base + X0 + Y1 + Z0), b = node(grid, base + X1 + Y1 + Z0),
-    c = node(grid, base + X1 + Y1 + Z1), form = 3;
-  } else if (ry >= rz && rz >= rx) {
-    a = node(grid, base + X0 + Y1 + Z0), b = node(grid, base + X0 + Y1 + Z1),
-    c = node(grid, base + X1 + Y1 + Z1), form = 4;
-  } else if (rz >= ry && ry >= rx) {
-    a = node(grid, base + X0 + Y0 + Z1), b = node(grid, base + X0 + Y1 + Z1),
-    c = node(grid, base + X1 + Y1 + Z1), form = 5;
-  } else
-    form = 6;
+/* Eval4Inputs's tetrahedral interpolation of three channels in one K slice: node `n0`
+ * and the three others (`a`, `b`, `c`) of the tetrahedron `form` picked, whose
+ * differences give c1, c2, c3. */
+static inline void tetrahedron(uint64_t n0, uint64_t a, uint64_t b, uint64_t c, int form,
+                               int32_t rx, int32_t ry, int32_t rz, cmsUInt16Number result[3]) {
   for (int channel = 0; channel < 3; channel++) {
     const int32_t v0 = sample(n0, channel), va = sample(a, channel), vb = sample(b, channel),
                   vc = sample(c, channel);
@@ -175,27 +160,61 @@ static void slice(CMYKGrid *grid, int base, int X0, int X1, int Y0, int Y1, int 
   }
 }
 
-/* Eval4Inputs for one pixel of 16-bit CMYK. */
-static void interpolate(CMYKGrid *grid, const cmsUInt16Number input[4], cmsUInt16Number out[3]) {
-  const int32_t fk = to_fixed_domain((int)input[0] * (GRID - 1));
-  const int32_t fx = to_fixed_domain((int)input[1] * (GRID - 1));
-  const int32_t fy = to_fixed_domain((int)input[2] * (GRID - 1));
-  const int32_t fz = to_fixed_domain((int)input[3] * (GRID - 1));
-  const int32_t rk = fk & 0xffff, rx = fx & 0xffff, ry = fy & 0xffff, rz = fz & 0xffff;
-  const int K0 = STRIDE_C * (fk >> 16);
-  const int K1 = K0 + (input[0] == 0xffff ? 0 : STRIDE_C);
-  const int X0 = STRIDE_M * (fx >> 16);
-  const int X1 = X0 + (input[1] == 0xffff ? 0 : STRIDE_M);
-  const int Y0 = STRIDE_Y * (fy >> 16);
-  const int Y1 = Y0 + (input[2] == 0xffff ? 0 : STRIDE_Y);
-  const int Z0 = STRIDE_K * (fz >> 16);
-  const int Z1 = Z0 + (input[3] == 0xffff ? 0 : STRIDE_K);
+/* Where an 8-bit input falls in the grid, as Eval4Inputs computes it from its 16-bit
+ * value: the lower node, the step to the upper one (none at 255) and the rest, 0...65535. */
+typedef struct {
+  int low, step;
+  int32_t rest;
+} Position;
+
+static Position positions[4][256]; /* per band (its stride), per byte value */
+
+static void prepare_positions(void) {
+  const int strides[4] = {STRIDE_C, STRIDE_M, STRIDE_Y, STRIDE_K};
+  for (int band = 0; band < 4; band++)
+    for (int v = 0; v < 256; v++) {
+      const cmsUInt16Number input = LCMS_FROM_8_TO_16(v);
+      const int32_t fixed = to_fixed_domain((int)input * (GRID - 1));
+      positions[band][v] = (Position){.low = strides[band] * (fixed >> 16),
+                                      .step = input == 0xffff ? 0 : strides[band],
+                                      .rest = fixed & 0xffff};
+    }
+}
+
+/* Eval4Inputs for one pixel of 8-bit CMYK: the same tetrahedron in both K slices (it
+ * depends on the M, Y, K rests alone), then linear between them along C. */
+static inline void interpolate(CMYKGrid *grid, const VipsPel *pixel, cmsUInt16Number out[3]) {
+  const Position k = positions[0][pixel[0]], x = positions[1][pixel[1]],
+                 y = positions[2][pixel[2]], z = positions[3][pixel[3]];
+  const int32_t rx = x.rest, ry = y.rest, rz = z.rest;
+  const int X0 = x.low, X1 = x.low + x.step, Y0 = y.low, Y1 = y.low + y.step, Z0 = z.low,
+            Z1 = z.low + z.step;
+  /* The tetrahedron's corners other than (X0, Y0, Z0), in Eval4Inputs's order of tests. */
+  int form, a, b, c;
+  if (rx >= ry && ry >= rz)
+    form = 0, a = X1 + Y0 + Z0, b = X1 + Y1 + Z0, c = X1 + Y1 + Z1;
+  else if (rx >= rz && rz >= ry)
+    form = 1, a = X1 + Y0 + Z0, b = X1 + Y0 + Z1, c = X1 + Y1 + Z1;
+  else if (rz >= rx && rx >= ry)
+    form = 2, a = X0 + Y0 + Z1, b = X1 + Y0 + Z1, c = X1 + Y1 + Z1;
+  else if (ry >= rx && rx >= rz)
+    form = 3, a = X0 + Y1 + Z0, b = X1 + Y1 + Z0, c = X1 + Y1 + Z1;
+  else if (ry >= rz && rz >= rx)
+    form = 4, a = X0 + Y1 + Z0, b = X0 + Y1 + Z1, c = X1 + Y1 + Z1;
+  else if (rz >= ry && ry >= rx)
+    form = 5, a = X0 + Y0 + Z1, b = X0 + Y1 + Z1, c = X1 + Y1 + Z1;
+  else
+    form = 6, a = b = c = X0 + Y0 + Z0;
+  const int origin = X0 + Y0 + Z0, K0 = k.low, K1 = k.low + k.step;
   cmsUInt16Number low[3], high[3];
-  slice(grid, K0, X0, X1, Y0, Y1, Z0, Z1, rx, ry, rz, low);
-  slice(grid, K1, X0, X1, Y0, Y1, Z0, Z1, rx, ry, rz, high);
+  tetrahedron(node(grid, K0 + origin), node(grid, K0 + a), node(grid, K0 + b),
+              node(grid, K0 + c), form, rx, ry, rz, low);
+  tetrahedron(node(grid, K1 + origin), node(grid, K1 + a), node(grid, K1 + b),
+              node(grid, K1 + c), form, rx, ry, rz, high);
   for (int i = 0; i < 3; i++) {
     /* LinearInterp */
-    uint32_t difference = (uint32_t)((int32_t)high[i] - (int32_t)low[i]) * (uint32_t)rk + 0x8000;
+    const uint32_t difference =
+        (uint32_t)((int32_t)high[i] - (int32_t)low[i]) * (uint32_t)k.rest + 0x8000;
     out[i] = (cmsUInt16Number)((difference >> 16) + low[i]);
   }
 }
@@ -203,8 +222,11 @@ static void interpolate(CMYKGrid *grid, const cmsUInt16Number input[4], cmsUInt1
 void cmyk_grid_row(CMYKGrid *grid, const VipsPel *in, int in_bands, cmsUInt16Number *out,
                    int width) {
   for (int x = 0; x < width; x++, in += in_bands, out += 3) {
-    const cmsUInt16Number input[4] = {LCMS_FROM_8_TO_16(in[0]), LCMS_FROM_8_TO_16(in[1]),
-                                      LCMS_FROM_8_TO_16(in[2]), LCMS_FROM_8_TO_16(in[3])};
-    interpolate(grid, input, out);
+    /* A pixel like the one before it (flat areas, a photo's margins) gives its samples. */
+    if (x > 0 && memcmp(in, in - in_bands, 4) == 0) {
+      memcpy(out, out - 3, 3 * sizeof(cmsUInt16Number));
+      continue;
+    }
+    interpolate(grid, in, out);
   }
 }

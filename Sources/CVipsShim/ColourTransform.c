@@ -489,7 +489,29 @@ static void cmyk_row(const VipsPel *in, int y, int width, void *context) {
   }
 }
 
-int cvips_cmyk_to_xyz_cached(VipsImage *in, VipsImage **out) {
+/* The same XYZ floats, then on to 8-bit sRGB as vips_colourspace goes from XYZ
+ * (vips_XYZ2scRGB, then vips_scRGB2sRGB at depth 8), through the same per-pixel functions
+ * those operations' lines call: one pass, no float image between. */
+static void cmyk_srgb_row(const VipsPel *in, int y, int width, void *context) {
+  const CMYKRows *rows = context;
+  cmyk_grid_row(rows->grid, in, 4, rows->fixed, width);
+  VipsPel *q = VIPS_IMAGE_ADDR(rows->out, 0, y);
+  const cmsUInt16Number *p = rows->fixed;
+  for (int x = 0; x < width; x++, p += 3, q += 3) {
+    const float X = (double)p[0] / CMYK_X_FAC, Y = (double)p[1] / CMYK_Y_FAC,
+                Z = (double)p[2] / CMYK_Z_FAC;
+    float R, G, B;
+    int r, g, b;
+    vips_col_XYZ2scRGB(X, Y, Z, &R, &G, &B);
+    vips_col_scRGB2sRGB_8(R, G, B, &r, &g, &b, NULL);
+    q[0] = (VipsPel)r;
+    q[1] = (VipsPel)g;
+    q[2] = (VipsPel)b;
+  }
+}
+
+/* libvips's CMYK import of `in` to float XYZ, or on to 8-bit sRGB. */
+static int cmyk_import_of(VipsImage *in, VipsImage **out, int to_srgb) {
   static pthread_once_t once = PTHREAD_ONCE_INIT;
   *out = NULL;
   if (in->BandFmt != VIPS_FORMAT_UCHAR || in->Coding != VIPS_CODING_NONE || in->Bands != 4 ||
@@ -504,9 +526,11 @@ int cvips_cmyk_to_xyz_cached(VipsImage *in, VipsImage **out) {
   if (!rows.fixed || vips_image_pipelinev(image, VIPS_DEMAND_STYLE_THINSTRIP, in, NULL))
     goto fail;
   image->Bands = 3;
-  image->BandFmt = VIPS_FORMAT_FLOAT;
-  image->Type = VIPS_INTERPRETATION_XYZ;
-  if (vips_image_write_prepare(image) || each_row(in, cmyk_row, &rows)) goto fail;
+  image->BandFmt = to_srgb ? VIPS_FORMAT_UCHAR : VIPS_FORMAT_FLOAT;
+  image->Type = to_srgb ? VIPS_INTERPRETATION_sRGB : VIPS_INTERPRETATION_XYZ;
+  if (vips_image_write_prepare(image) ||
+      each_row(in, to_srgb ? cmyk_srgb_row : cmyk_row, &rows))
+    goto fail;
   free(rows.fixed);
   g_atomic_int_inc(&cmyk_imports_made);
   *out = image;
@@ -516,6 +540,14 @@ fail:
   free(rows.fixed);
   g_object_unref(image);
   return -1;
+}
+
+int cvips_cmyk_to_xyz_cached(VipsImage *in, VipsImage **out) {
+  return cmyk_import_of(in, out, 0);
+}
+
+int cvips_cmyk_to_srgb_cached(VipsImage *in, VipsImage **out) {
+  return cmyk_import_of(in, out, 1);
 }
 
 void cvips_cmyk_import_counts(int *built, int *made) {
