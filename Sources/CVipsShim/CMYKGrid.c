@@ -139,23 +139,27 @@ static inline int32_t to_fixed_domain(int32_t a) { return a + ((a + 0x7fff) / 0x
 /* Eval4Inputs's tetrahedral interpolation of three channels in one K slice: node `n0`
  * and the three others (`a`, `b`, `c`) of the tetrahedron `form` picked, whose
  * differences give c1, c2, c3. */
-static inline void tetrahedron(uint64_t n0, uint64_t a, uint64_t b, uint64_t c, int form,
-                               int32_t rx, int32_t ry, int32_t rz, cmsUInt16Number result[3]) {
+static inline __attribute__((always_inline)) void tetrahedron(
+    uint64_t n0, uint64_t a, uint64_t b, uint64_t c, int form, int32_t rx, int32_t ry,
+    int32_t rz, cmsUInt16Number result[3]) {
+  /* Which of rx, ry, rz multiplies each corner's difference from the one before it
+   * (origin, a, b, c in turn), as Eval4Inputs's c1, c2, c3 are. */
+  int32_t ra, rb, rc;
+  switch (form) {
+  case 0: ra = rx, rb = ry, rc = rz; break;
+  case 1: ra = rx, rb = rz, rc = ry; break;
+  case 2: ra = rz, rb = rx, rc = ry; break;
+  case 3: ra = ry, rb = rx, rc = rz; break;
+  case 4: ra = ry, rb = rz, rc = rx; break;
+  case 5: ra = rz, rb = ry, rc = rx; break;
+  default: ra = rb = rc = 0;
+  }
   for (int channel = 0; channel < 3; channel++) {
     const int32_t v0 = sample(n0, channel), va = sample(a, channel), vb = sample(b, channel),
                   vc = sample(c, channel);
-    int32_t c1, c2, c3;
-    switch (form) {
-    case 0: c1 = va - v0, c2 = vb - va, c3 = vc - vb; break;
-    case 1: c1 = va - v0, c2 = vc - vb, c3 = vb - va; break;
-    case 2: c1 = vb - va, c2 = vc - vb, c3 = va - v0; break;
-    case 3: c1 = vb - va, c2 = va - v0, c3 = vc - vb; break;
-    case 4: c1 = vc - vb, c2 = va - v0, c3 = vb - va; break;
-    case 5: c1 = vc - vb, c2 = vb - va, c3 = va - v0; break;
-    default: c1 = c2 = c3 = 0;
-    }
-    const int32_t rest = (int32_t)((uint32_t)c1 * (uint32_t)rx + (uint32_t)c2 * (uint32_t)ry +
-                                   (uint32_t)c3 * (uint32_t)rz);
+    const int32_t rest = (int32_t)((uint32_t)(va - v0) * (uint32_t)ra +
+                                   (uint32_t)(vb - va) * (uint32_t)rb +
+                                   (uint32_t)(vc - vb) * (uint32_t)rc);
     result[channel] = (cmsUInt16Number)(v0 + ((to_fixed_domain(rest) + 0x8000) >> 16));
   }
 }
