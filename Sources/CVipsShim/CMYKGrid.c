@@ -28,8 +28,9 @@
  * - Pixels are Eval4Inputs: tetrahedral interpolation in the two K slices around the
  *   pixel in 16.16 fixed point, then linear between them (ported below line for line,
  *   with lcms's integer wrap-around).
- * Checked against lcms's own transform on every fixture and on millions of random
- * values by the harness behind Tests/VipsTests/CMYKImportTests.swift.
+ * Checked against libvips (so lcms's own transform) on every combination of the grid's
+ * levels, their neighbours and a million random values by
+ * Tests/VipsTests/ICCTransformTests.swift and CMYKImportTests.swift.
  *
  * Threads: a node is one 64-bit atomic word (three samples and a ready bit); two threads
  * needing the same new node both compute it and store the same value. The sampling

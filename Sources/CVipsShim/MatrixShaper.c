@@ -26,9 +26,9 @@
  *   i / 255, in 1.14 fixed point), the product matrix in 1.14 fixed point, and a second
  *   shaper per channel (the reversed sRGB TRC at i / 16384, quantised to 8 bits), used
  *   as MatShaperEval16 does: round, shift by 14, clip to 0...16384.
- * The result is the bytes of lcms's transform (and so of vips_icc_transform); the
- * harness behind Tests/VipsTests/ICCTransformTests.swift compared all 2^24 colours for
- * every profile of the fixtures and libvips's built-in ones.
+ * The result is the bytes of lcms's transform (and so of vips_icc_transform):
+ * Tests/VipsTests/ICCTransformTests.swift compares all 2^24 colours through the
+ * fixtures' profiles and libvips's built-in P3 and sRGB with vips_icc_transform.
  *
  * Not for this file (NULL, the caller builds an lcms transform): a profile with a LUT
  * (A2B0, A2B1 or D2B1, which lcms prefers for relative intent), a Lab PCS, a device
