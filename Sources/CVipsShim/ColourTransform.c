@@ -4,11 +4,19 @@
  *   vips_icc_transform(in, &out, "srgb", "embedded", TRUE,
  *                      "input_profile", fallback, "depth", 8, NULL)
  *
- * but with each lcms transform built once per process instead of once per image.
+ * but with each profile's transform made once per process instead of once per image,
+ * and made for a fraction of what lcms's build costs.
  *
- * Why: building a transform (cmsCreateTransform, mostly cmsReverseToneCurveEx) costs
- * about 10 ms for a common 3 KB sRGB profile and 50 ms for CMYK to sRGB, and libvips
- * builds one for every photo; a batch from one camera embeds one profile throughout.
+ * Why: building a transform (cmsCreateTransform) costs about 8 ms for a common 3 KB sRGB
+ * profile and 45 ms for CMYK to sRGB, and libvips builds one for every photo; a batch
+ * from one camera embeds one profile throughout, but a render of a few dozen photos
+ * meets several, and a build then costs more than applying it to a photo's entries.
+ * So the transform is made in one of three ways, each giving lcms's own bytes:
+ * - an RGB matrix-shaper profile (nearly every photo's): MatrixShaper.c computes the
+ *   tables lcms's optimiser would (the sRGB side once per process), about 0.05 ms;
+ * - a CMYK profile: CMYKGrid.c, lcms's 17-point grid computed node by node as pixels
+ *   need them (a photo needs a few thousand of its 83,521 nodes);
+ * - any other (grey): lcms's transform, as libvips builds it.
  *
  * What libvips does (colour/icc_transform.c and colour/colour.c at v8.14.1), and this
  * file repeats:
@@ -29,13 +37,17 @@
  * converts through float or refuses), a transform lcms cannot build (libvips fails),
  * and no usable profile at all (libvips fails with its own error).
  *
- * Sharing: lcms 2.14's cmsDoTransform only reads the transform; with cmsFLAGS_NOCACHE
+ * Sharing: the matrix-shaper tables are only read, a grid's nodes are atomic words (see
+ * CMYKGrid.c), and lcms 2.14's cmsDoTransform only reads the transform; with cmsFLAGS_NOCACHE
  * there is not even the one-pixel cache (which 2.14 copies to the stack anyway), which
  * is how libvips itself calls one transform from all its worker threads. Cache entries
  * are reference counted, so one evicted while another thread still uses it lives on
  * until that thread is done.
  */
+#include "CMYKGrid.h"
 #include "CVipsShim.h"
+#include "LcmsArithmetic.h"
+#include "MatrixShaper.h"
 #include "RowStrips.h"
 
 #include <lcms2.h>
@@ -57,7 +69,9 @@ typedef struct {
   uint64_t hash;
   int bands;                  /* colour bands the profile takes */
   cmsUInt32Number in_format;  /* TYPE_GRAY_8, TYPE_RGB_8 or TYPE_CMYK_8 */
-  cmsHTRANSFORM transform;
+  MatrixShaper *shaper;       /* an RGB matrix-shaper profile's tables, else NULL */
+  CMYKGrid *grid;             /* a CMYK profile's grid, filled as pixels need it, else NULL */
+  cmsHTRANSFORM transform;    /* else lcms's transform */
   int references;             /* the cache's own plus one per caller using it */
   uint64_t last_used;
 } Entry;
@@ -82,7 +96,9 @@ static void entry_release(Entry *entry) {
   int left = --entry->references;
   pthread_mutex_unlock(&cache_lock);
   if (left > 0) return;
-  cmsDeleteTransform(entry->transform);
+  if (entry->transform) cmsDeleteTransform(entry->transform);
+  matrix_shaper_free(entry->shaper);
+  cmyk_grid_free(entry->grid);
   free(entry->bytes);
   free(entry);
 }
@@ -199,31 +215,39 @@ static int fits_image(VipsImage *in, int bands, Warnings *warnings) {
 static Verdict cache_new_transform(cmsHPROFILE profile, cmsUInt32Number format, int bands,
                                    const uint8_t *bytes, size_t length, uint64_t hash,
                                    Entry **entry) {
-  /* The output profile opened afresh from libvips's built-in bytes, as libvips does. */
+  /* An RGB matrix-shaper profile: lcms's tables without lcms's transform. */
+  MatrixShaper *shaper = format == TYPE_RGB_8 ? matrix_shaper_new(profile) : NULL;
+  /* Else the output profile opened afresh from libvips's built-in bytes, as libvips does. */
   VipsBlob *srgb = NULL;
   cmsHPROFILE output = NULL;
   cmsHTRANSFORM transform = NULL;
-  if (!vips_profile_load("srgb", &srgb, NULL) && srgb) {
+  if (!shaper && !vips_profile_load("srgb", &srgb, NULL) && srgb) {
     size_t srgb_length;
     const void *srgb_bytes = vips_blob_get(srgb, &srgb_length);
     output = cmsOpenProfileFromMem(srgb_bytes, (cmsUInt32Number)srgb_length);
   }
-  if (output)
+  /* A CMYK profile: lcms's grid, each node computed when a pixel first needs it. */
+  CMYKGrid *grid = output && format == TYPE_CMYK_8 ? cmyk_grid_new(profile, output, TYPE_RGB_8)
+                                                   : NULL;
+  if (output && !grid)
     transform = cmsCreateTransform(profile, format, output, TYPE_RGB_8,
                                    INTENT_RELATIVE_COLORIMETRIC, cmsFLAGS_NOCACHE);
   if (output) cmsCloseProfile(output);
   if (srgb) vips_area_unref(VIPS_AREA(srgb));
 
-  Entry *built = transform ? calloc(1, sizeof(Entry)) : NULL;
+  Entry *built = transform || shaper || grid ? calloc(1, sizeof(Entry)) : NULL;
   uint8_t *copy = built ? malloc(length) : NULL;
   if (!copy) {
     free(built);
     if (transform) cmsDeleteTransform(transform);
+    matrix_shaper_free(shaper);
+    cmyk_grid_free(grid);
     return DECLINED;
   }
   memcpy(copy, bytes, length);
   *built = (Entry){.bytes = copy, .length = length, .hash = hash, .bands = bands,
-                   .in_format = format, .transform = transform, .references = 2};
+                   .in_format = format, .shaper = shaper, .grid = grid,
+                   .transform = transform, .references = 2};
   cache_insert(built);
   *entry = built;
   return USABLE;
@@ -308,10 +332,26 @@ static Verdict choose_profile(VipsImage *in, const char *fallback, Entry **entry
 
 /* One row: `in` pixels of `in_bands` bands, the profile's first `entry->bands` through
  * lcms (packed as libvips's vips_extract_band would give them), the rest copied after the
- * three output bands. */
+ * three output bands. `scratch` holds a row of packed bands, or of a grid's samples. */
 static void transform_row(const Entry *entry, const VipsPel *in, int in_bands, VipsPel *out,
                           int width, VipsPel *packed_in, VipsPel *packed_out) {
   const int colour = entry->bands;
+  if (entry->shaper) {
+    matrix_shaper_row(entry->shaper, in, in_bands, out, width);
+    return;
+  }
+  if (entry->grid) {
+    /* lcms's 16-bit samples, packed to bytes as its Pack3Bytes does. */
+    cmsUInt16Number *samples = (cmsUInt16Number *)packed_in;
+    cmyk_grid_row(entry->grid, in, in_bands, samples, width);
+    const int extra = in_bands - colour;
+    for (int x = 0; x < width; x++) {
+      VipsPel *q = out + (size_t)x * (3 + extra);
+      for (int c = 0; c < 3; c++) q[c] = LCMS_FROM_16_TO_8(samples[3 * x + c]);
+      memcpy(q + 3, in + (size_t)x * in_bands + colour, extra);
+    }
+    return;
+  }
   if (in_bands == colour) {
     cmsDoTransform(entry->transform, in, out, (cmsUInt32Number)width);
     return;
@@ -363,8 +403,9 @@ int cvips_icc_transform_to_srgb_cached(VipsImage *in, VipsImage **out,
   /* libvips tags its output with the sRGB profile, which the caller then drops. */
   vips_image_remove(image, VIPS_META_ICC_NAME);
   if (vips_image_write_prepare(image)) goto fail;
-  if (in_bands != entry->bands) {
-    packed = malloc((size_t)width * (entry->bands + 3));
+  if (entry->grid || (in_bands != entry->bands && !entry->shaper)) {
+    packed = malloc((size_t)width * (entry->grid ? 3 * sizeof(cmsUInt16Number)
+                                                 : (size_t)entry->bands + 3));
     if (!packed) {
       vips_error("icc_transform", "out of memory");
       goto fail;
@@ -399,8 +440,9 @@ int cvips_icc_transforms_built(const void *profile, size_t length) {
  * vips_icc_import to XYZ: lcms from that profile (TYPE_CMYK_8) to cmsCreateXYZProfile()
  * (TYPE_XYZ_16), intent relative colorimetric, cmsFLAGS_NOCACHE, then each 16-bit XYZ
  * value scaled to libvips's D65 float XYZ (decode_xyz). The profile never changes, so
- * its transform is built once per process: libvips builds it for every image (about
- * 30 ms of lcms each time). */
+ * its transform is made once per process (libvips builds it for every image, about 18 ms
+ * of lcms each time), as a CMYKGrid: the same 16-bit XYZ, computing only the nodes of
+ * lcms's grid that pixels need. */
 
 /* icc_transform.c's decode_xyz factors. */
 #define CMYK_X_FAC (VIPS_D50_X0 * 32768 / (VIPS_D65_X0 * 100))
@@ -409,29 +451,27 @@ int cvips_icc_transforms_built(const void *profile, size_t length) {
 
 static gint cmyk_imports_built, cmyk_imports_made;
 
-static cmsHTRANSFORM cmyk_import; /* built once by build_cmyk_import, NULL if it failed */
+static CMYKGrid *cmyk_import; /* made once by build_cmyk_import, NULL if that failed */
 
 /* Run through pthread_once, which ThreadSanitizer sees (GLib's g_once it does not). */
 static void build_cmyk_import(void) {
   g_atomic_int_inc(&cmyk_imports_built);
   VipsBlob *blob = NULL;
-  cmsHTRANSFORM transform = NULL;
+  CMYKGrid *grid = NULL;
   if (vips_profile_load("cmyk", &blob, NULL) || !blob) return;
   size_t length;
   const void *bytes = vips_blob_get(blob, &length);
   cmsHPROFILE cmyk = cmsOpenProfileFromMem(bytes, (cmsUInt32Number)length);
   cmsHPROFILE xyz = cmsCreateXYZProfile();
-  if (cmyk && xyz)
-    transform = cmsCreateTransform(cmyk, TYPE_CMYK_8, xyz, TYPE_XYZ_16,
-                                   INTENT_RELATIVE_COLORIMETRIC, cmsFLAGS_NOCACHE);
+  if (cmyk && xyz) grid = cmyk_grid_new(cmyk, xyz, TYPE_XYZ_16);
   if (cmyk) cmsCloseProfile(cmyk);
   if (xyz) cmsCloseProfile(xyz);
   vips_area_unref(VIPS_AREA(blob));
-  cmyk_import = transform;
+  cmyk_import = grid;
 }
 
 typedef struct {
-  cmsHTRANSFORM transform;
+  CMYKGrid *grid;
   cmsUInt16Number *fixed; /* one row of lcms's 16-bit XYZ */
   VipsImage *out;
 } CMYKRows;
@@ -439,7 +479,7 @@ typedef struct {
 /* icc_import's line: lcms to 16-bit XYZ, then decode_xyz to libvips's float XYZ. */
 static void cmyk_row(const VipsPel *in, int y, int width, void *context) {
   const CMYKRows *rows = context;
-  cmsDoTransform(rows->transform, in, rows->fixed, (cmsUInt32Number)width);
+  cmyk_grid_row(rows->grid, in, 4, rows->fixed, width);
   float *q = (float *)VIPS_IMAGE_ADDR(rows->out, 0, y);
   const cmsUInt16Number *p = rows->fixed;
   for (int x = 0; x < width; x++) {
@@ -449,24 +489,48 @@ static void cmyk_row(const VipsPel *in, int y, int width, void *context) {
   }
 }
 
-int cvips_cmyk_to_xyz_cached(VipsImage *in, VipsImage **out) {
+/* The same XYZ floats, then on to 8-bit sRGB as vips_colourspace goes from XYZ
+ * (vips_XYZ2scRGB, then vips_scRGB2sRGB at depth 8), through the same per-pixel functions
+ * those operations' lines call: one pass, no float image between. */
+static void cmyk_srgb_row(const VipsPel *in, int y, int width, void *context) {
+  const CMYKRows *rows = context;
+  cmyk_grid_row(rows->grid, in, 4, rows->fixed, width);
+  VipsPel *q = VIPS_IMAGE_ADDR(rows->out, 0, y);
+  const cmsUInt16Number *p = rows->fixed;
+  for (int x = 0; x < width; x++, p += 3, q += 3) {
+    const float X = (double)p[0] / CMYK_X_FAC, Y = (double)p[1] / CMYK_Y_FAC,
+                Z = (double)p[2] / CMYK_Z_FAC;
+    float R, G, B;
+    int r, g, b;
+    vips_col_XYZ2scRGB(X, Y, Z, &R, &G, &B);
+    vips_col_scRGB2sRGB_8(R, G, B, &r, &g, &b, NULL);
+    q[0] = (VipsPel)r;
+    q[1] = (VipsPel)g;
+    q[2] = (VipsPel)b;
+  }
+}
+
+/* libvips's CMYK import of `in` to float XYZ, or on to 8-bit sRGB. */
+static int cmyk_import_of(VipsImage *in, VipsImage **out, int to_srgb) {
   static pthread_once_t once = PTHREAD_ONCE_INIT;
   *out = NULL;
   if (in->BandFmt != VIPS_FORMAT_UCHAR || in->Coding != VIPS_CODING_NONE || in->Bands != 4 ||
       in->Type != VIPS_INTERPRETATION_CMYK)
     return 1;
   pthread_once(&once, build_cmyk_import);
-  cmsHTRANSFORM transform = cmyk_import;
-  if (!transform) return 1;
+  CMYKGrid *grid = cmyk_import;
+  if (!grid) return 1;
 
   VipsImage *image = vips_image_new_memory();
-  CMYKRows rows = {transform, malloc(sizeof(cmsUInt16Number) * 3 * (size_t)in->Xsize), image};
+  CMYKRows rows = {grid, malloc(sizeof(cmsUInt16Number) * 3 * (size_t)in->Xsize), image};
   if (!rows.fixed || vips_image_pipelinev(image, VIPS_DEMAND_STYLE_THINSTRIP, in, NULL))
     goto fail;
   image->Bands = 3;
-  image->BandFmt = VIPS_FORMAT_FLOAT;
-  image->Type = VIPS_INTERPRETATION_XYZ;
-  if (vips_image_write_prepare(image) || each_row(in, cmyk_row, &rows)) goto fail;
+  image->BandFmt = to_srgb ? VIPS_FORMAT_UCHAR : VIPS_FORMAT_FLOAT;
+  image->Type = to_srgb ? VIPS_INTERPRETATION_sRGB : VIPS_INTERPRETATION_XYZ;
+  if (vips_image_write_prepare(image) ||
+      each_row(in, to_srgb ? cmyk_srgb_row : cmyk_row, &rows))
+    goto fail;
   free(rows.fixed);
   g_atomic_int_inc(&cmyk_imports_made);
   *out = image;
@@ -476,6 +540,14 @@ fail:
   free(rows.fixed);
   g_object_unref(image);
   return -1;
+}
+
+int cvips_cmyk_to_xyz_cached(VipsImage *in, VipsImage **out) {
+  return cmyk_import_of(in, out, 0);
+}
+
+int cvips_cmyk_to_srgb_cached(VipsImage *in, VipsImage **out) {
+  return cmyk_import_of(in, out, 1);
 }
 
 void cvips_cmyk_import_counts(int *built, int *made) {

@@ -14,9 +14,10 @@ extension VipsImage {
       image = transformed
     }
     // libvips's CMYK route starts by importing through its built-in CMYK profile, a
-    // transform it builds for every image: the shim's is built once per process.
-    if image.interpretation == .cmyk, let xyz = try image.cmykToXYZInProcess() {
-      image = xyz
+    // transform it builds for every image: the shim's is made once per process, and
+    // goes on to sRGB in the same pass.
+    if image.interpretation == .cmyk, let srgb = try image.cmykToSRGBInProcess() {
+      image = srgb
     }
     if image.interpretation != .srgb {
       image = try image.derive("colourspace") { input, out in

@@ -69,6 +69,13 @@ extension VipsImage {
     try inMemory("CMYK2XYZ") { cvips_cmyk_to_xyz_cached(pointer, $0) }
   }
 
+  /// The same import and on to 8-bit sRGB in one pass: the bytes of `vips_colourspace`
+  /// to sRGB (XYZ to scRGB to sRGB through libvips's own per-pixel functions), without
+  /// the float XYZ image between; nil for an image that is not 8-bit, 4-band CMYK.
+  func cmykToSRGBInProcess() throws(VipsError) -> VipsImage? {
+    try inMemory("CMYK2sRGB") { cvips_cmyk_to_srgb_cached(pointer, $0) }
+  }
+
   /// How many times this process built the shim's CMYK import transform, and how many
   /// images it imported with it.
   static var cmykImportCounts: (built: Int, made: Int) {

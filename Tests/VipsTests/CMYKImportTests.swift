@@ -5,7 +5,9 @@ import Testing
 @testable import Vips
 
 /// The shim's import of CMYK without a profile (`cvips_cmyk_to_xyz_cached`) against
-/// libvips's own `vips_CMYK2XYZ`: the same float XYZ, and so the same sRGB bytes.
+/// libvips's own `vips_CMYK2XYZ`: the same float XYZ; and on to sRGB in the same pass
+/// (`cvips_cmyk_to_srgb_cached`, what `toSRGB` uses), the same bytes as
+/// `vips_colourspace`.
 @Suite("CMYK import in process", .serialized)
 struct CMYKImportTests {
   /// Every CMYK value on a grid of 9 levels per band (6,561 pixels), tagged CMYK.
@@ -23,6 +25,11 @@ struct CMYKImportTests {
     [
       ("coffee-cmyk.jpg", try VipsImage(file: Fixtures.path("coffee-cmyk.jpg")).materialized()),
       ("the grid", try grid()),
+      (
+        "lcms's grid levels, their neighbours, random values",
+        try VipsImage(pixels: ICCTransformTests.cmykSamples(), width: 1024, height: 1024, bands: 4)
+          .tagged(as: .cmyk).materialized()
+      ),
     ]
   }
 
@@ -34,6 +41,17 @@ struct CMYKImportTests {
       #expect((ours.format, ours.bands, ours.interpretation) == (.float, 3, .xyz), "\(label)")
       #expect((theirs.format, theirs.bands) == (.float, 3), "\(label)")
       #expect(try ours.writePixels() == theirs.writePixels(), "\(label): the floats differ")
+    }
+  }
+
+  /// The import and the steps on to sRGB in one pass: vips_colourspace's bytes.
+  @Test func theOnePassToSRGBIsLibvipsBytes() throws {
+    for (label, image) in try Self.photos() {
+      let ours = try #require(try image.cmykToSRGBInProcess(), "\(label): declined")
+      let theirs = try image.colourspaceByLibvips(.srgb)
+      #expect((ours.format, ours.bands, ours.interpretation) == (.uchar, 3, .srgb), "\(label)")
+      #expect((theirs.format, theirs.bands) == (.uchar, 3), "\(label)")
+      #expect(try ours.writePixels() == theirs.writePixels(), "\(label): the bytes differ")
     }
   }
 
@@ -65,5 +83,9 @@ struct CMYKImportTests {
         .cmykToXYZInProcess() == nil)
     #expect(try cmyk.cast(to: .ushort).tagged(as: .cmyk).cmykToXYZInProcess() == nil)
     #expect(try cmyk.tagged(as: .srgb).extractingBands(0, count: 3).cmykToXYZInProcess() == nil)
+    #expect(
+      try cmyk.joiningBands(cmyk.extractingBands(0)).tagged(as: .cmyk)
+        .cmykToSRGBInProcess() == nil)
+    #expect(try cmyk.cast(to: .ushort).tagged(as: .cmyk).cmykToSRGBInProcess() == nil)
   }
 }

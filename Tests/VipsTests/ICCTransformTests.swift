@@ -98,6 +98,76 @@ struct ICCTransformTests {
     }
   }
 
+  /// Every 8-bit RGB colour once: 4096 x 4096 pixels, red the high byte of the row.
+  static func everyColour() throws -> VipsImage {
+    let side = 4096
+    let pixels = [UInt8](unsafeUninitializedCapacity: side * side * 3) { buffer, count in
+      for index in 0..<(side * side) {
+        buffer[3 * index] = UInt8(truncatingIfNeeded: index >> 16)
+        buffer[3 * index + 1] = UInt8(truncatingIfNeeded: index >> 8)
+        buffer[3 * index + 2] = UInt8(truncatingIfNeeded: index)
+      }
+      count = side * side * 3
+    }
+    return try VipsImage(pixels: pixels, width: side, height: side, bands: 3).materialized()
+  }
+
+  /// The in-process transform of RGB matrix-shaper profiles computes lcms's optimised
+  /// tables itself (MatrixShaper.c): the same bytes as libvips for every 8-bit colour,
+  /// through the first shaper, the fixed-point matrix and the second shaper (Display P3,
+  /// Adobe RGB, the fixtures' sRGB) and through the joined curves lcms makes when the
+  /// matrices cancel (libvips's own sRGB).
+  @Test(
+    "every 8-bit colour through each RGB matrix-shaper profile: libvips's bytes",
+    arguments: ["hubble.jpg", "rocket.jpg", "p3", "srgb"])
+  func everyColourSameAsLibvips(_ source: String) throws {
+    let profile =
+      source.hasSuffix(".jpg")
+      ? try #require(try VipsImage(file: Fixtures.photo(source)).iccProfile)
+      : try VipsImage.builtInICCProfile(source)
+    let image = try Self.everyColour().embeddingICCProfile(profile)
+    try Self.expectTakenAndSame("every colour through \(source)'s profile") { image }
+  }
+
+  /// CMYK profiles go through lcms's 17-point grid computed node by node (CMYKGrid.c):
+  /// libvips's bytes on every grid level (each node, on it and either side of it) and on
+  /// random values, with a fifth band carried along.
+  @Test("CMYK through the built-in CMYK profile: libvips's bytes on the grid and off it")
+  func cmykGridSameAsLibvips() throws {
+    let pixels = Self.cmykSamples()
+    let count = pixels.count / 4
+    let cmyk = try VipsImage(pixels: pixels, width: 1024, height: count / 1024, bands: 4)
+      .tagged(as: .cmyk).materialized()
+    let profile = try VipsImage.builtInICCProfile("cmyk")
+    try Self.expectTakenAndSame("CMYK samples") { try cmyk.embeddingICCProfile(profile) }
+    let withFifth = try cmyk.joiningBands(cmyk.extractingBands(1)).tagged(as: .cmyk)
+      .materialized()
+    try Self.expectTakenAndSame("CMYK samples with a fifth band") {
+      try withFifth.embeddingICCProfile(profile)
+    }
+  }
+
+  /// 1024 x 1024 CMYK pixels: every combination of lcms's 17 grid levels (node i of
+  /// its grid lies at 8-bit i x 255 / 16), then combinations of those levels and their
+  /// neighbours either side, then values of a fixed pseudo-random sequence.
+  static func cmykSamples() -> [UInt8] {
+    let levels = (0...16).map { UInt8(($0 * 255 + 8) / 16) }
+    let nearby = levels.flatMap { [$0 &- 1, $0, $0 &+ 1] }
+    var state: UInt32 = 12345
+    func next() -> Int {
+      state = state &* 1_103_515_245 &+ 12345
+      return Int(state >> 8)
+    }
+    var pixels: [UInt8] = []
+    pixels.reserveCapacity(1024 * 1024 * 4)
+    for c in levels {
+      for m in levels { for y in levels { for k in levels { pixels += [c, m, y, k] } } }
+    }
+    while pixels.count < 512 * 1024 * 4 { pixels.append(nearby[next() % nearby.count]) }
+    while pixels.count < 1024 * 1024 * 4 { pixels.append(UInt8(truncatingIfNeeded: next())) }
+    return pixels
+  }
+
   @Test("a profile of garbage bytes: libvips's built-in fallback, as libvips does")
   func brokenProfileFallsBack() throws {
     let garbage = (0..<3144).map { UInt8(truncatingIfNeeded: $0 &* 7919 % 251) }

@@ -175,7 +175,7 @@ int cvips_icc_transform_to_srgb_cached(VipsImage *in, VipsImage **out,
  * from the result to sRGB finishes libvips's CMYK to sRGB route. */
 int cvips_cmyk_to_xyz_cached(VipsImage *in, VipsImage **out);
 /* How many times this process built the CMYK import's transform (at most once), and
- * how many images cvips_cmyk_to_xyz_cached imported. */
+ * how many images cvips_cmyk_to_xyz_cached (or cvips_cmyk_to_srgb_cached) imported. */
 void cvips_cmyk_import_counts(int *built, int *made);
 /* How many transforms ColourTransform.c has built for an input profile with these
  * bytes in this process (more than 1 only when it was evicted and needed again). */
@@ -184,5 +184,12 @@ int cvips_icc_transforms_built(const void *profile, size_t length);
 /* libvips's vector path (liborc); <vips/vector.h> is not part of <vips/vips.h>. */
 void cvips_vector_set_enabled(int enabled);
 int cvips_vector_isenabled(void);
+
+/* Issue 23, part colour (ColourTransform.c): cvips_cmyk_to_xyz_cached's import and then
+ * on to 8-bit sRGB in the same pass, the bytes of vips_colourspace(in, sRGB) for such an
+ * image (its XYZ -> scRGB -> sRGB steps through the same per-pixel functions
+ * vips_col_XYZ2scRGB and vips_col_scRGB2sRGB_8). A memory image; 1 (and *out NULL) when
+ * `in` is not for this path. */
+int cvips_cmyk_to_srgb_cached(VipsImage *in, VipsImage **out);
 
 #endif

@@ -1,0 +1,237 @@
+/* A CMYK profile's lcms transform (to XYZ for libvips's CMYK import, to sRGB for an
+ * embedded CMYK profile) with the grid lcms would compute whole computed node by node,
+ * only where pixels fall.
+ *
+ * Why: lcms optimises an 8-bit CMYK transform by sampling its whole pipeline on a
+ * 17-point grid, 83,521 evaluations of the profile's own 4-D table in float (about
+ * 18 ms for libvips's built-in CMYK profile to XYZ, 45 ms to sRGB), and then
+ * interpolates in that grid. A photo touches few of its cells: dune-cmyk.jpg, all
+ * 1.8 million pixels of it, needs about 5,000 of its nodes. Each node here is computed
+ * the first time a pixel needs it, with the same value lcms would give it, and pixels
+ * are interpolated in the grid exactly as lcms does; so the samples are lcms's.
+ *
+ * What lcms 2.14 does for cmsCreateTransform(in, TYPE_CMYK_8, out, TYPE_XYZ_16 or
+ * TYPE_RGB_8, INTENT_RELATIVE_COLORIMETRIC, cmsFLAGS_NOCACHE) (cmsopt.c, cmsintrp.c,
+ * cmslut.c), and this file repeats:
+ * - No other optimisation takes a CMYK input (joining curves needs curves alone, the
+ *   matrix-shaper and prelinearisation ones RGB), so OptimizeByResampling samples the
+ *   pre-optimised pipeline on 17 points per channel (_cmsReasonableGridpointsByColorspace
+ *   for 4 channels), no pre- or post-linearisation kept (no flags ask for them): each node
+ *   at _cmsQuantizeVal(i, 17) per channel, evaluated in float (XFormSampler16: each input
+ *   as (float)(v / 65535.0), each output _cmsQuickSaturateWord(out * 65535.0)).
+ *   cmsFLAGS_NOOPTIMIZE gives the same pipeline (pre-optimised, not sampled), which a
+ *   16-bit transform evaluates as _LUTeval16 does: inputs as (float)v / 65535.0f, outputs
+ *   saturated the same way; so a node is that transform at the node's inputs, when the
+ *   two float conversions agree on the 17 grid values (checked, else NULL).
+ * - FixWhiteMisalignment: for RGB output, CMYK white (0, 0, 0, 0) is node 0, patched to
+ *   RGB white when it is not white already; for XYZ output there is nothing to fix.
+ * - Pixels are Eval4Inputs: tetrahedral interpolation in the two K slices around the
+ *   pixel in 16.16 fixed point, then linear between them (ported below line for line,
+ *   with lcms's integer wrap-around).
+ * Checked against libvips (so lcms's own transform) on every combination of the grid's
+ * levels, their neighbours and a million random values by
+ * Tests/VipsTests/ICCTransformTests.swift and CMYKImportTests.swift.
+ *
+ * Threads: a node is one 64-bit atomic word (three samples and a ready bit); two threads
+ * needing the same new node both compute it and store the same value. The sampling
+ * transform is only read by cmsDoTransform (lcms 2.14, cmsFLAGS_NOCACHE).
+ */
+#include "CMYKGrid.h"
+#include "LcmsArithmetic.h"
+
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+enum {
+  GRID = 17,
+  NODES = GRID * GRID * GRID * GRID,
+  /* Node strides for C, M, Y, K: C varies slowest, as cmsStageSampleCLut16bit lays out. */
+  STRIDE_C = GRID * GRID * GRID,
+  STRIDE_M = GRID * GRID,
+  STRIDE_Y = GRID,
+  STRIDE_K = 1,
+};
+#define READY (UINT64_C(1) << 48)
+
+struct CMYKGrid {
+  cmsHTRANSFORM sampler;  /* the same pipeline unoptimised, 16-bit in and out */
+  int white_node;         /* RGB output: node 0 is white */
+  cmsUInt16Number levels[GRID];
+  atomic_int computed;
+  _Atomic uint64_t nodes[NODES];
+};
+
+static void prepare_positions(void);
+
+CMYKGrid *cmyk_grid_new(cmsHPROFILE input, cmsHPROFILE output, cmsUInt32Number output_format) {
+  static pthread_once_t once = PTHREAD_ONCE_INIT;
+  pthread_once(&once, prepare_positions);
+  if (cmsGetColorSpace(input) != cmsSigCmykData) return NULL;
+  cmsUInt32Number sampled;
+  if (output_format == TYPE_XYZ_16)
+    sampled = TYPE_XYZ_16;
+  else if (output_format == TYPE_RGB_8)
+    sampled = TYPE_RGB_16;
+  else
+    return NULL;
+  CMYKGrid *grid = calloc(1, sizeof(CMYKGrid));
+  if (!grid) return NULL;
+  for (int i = 0; i < GRID; i++) {
+    grid->levels[i] = lcms_quantize(i, GRID);
+    if ((cmsFloat32Number)(grid->levels[i] / 65535.0) !=
+        (cmsFloat32Number)grid->levels[i] / 65535.0F) {
+      free(grid);
+      return NULL;
+    }
+  }
+  grid->white_node = output_format == TYPE_RGB_8;
+  grid->sampler = cmsCreateTransform(input, TYPE_CMYK_16, output, sampled,
+                                     INTENT_RELATIVE_COLORIMETRIC,
+                                     cmsFLAGS_NOCACHE | cmsFLAGS_NOOPTIMIZE);
+  if (!grid->sampler) {
+    free(grid);
+    return NULL;
+  }
+  return grid;
+}
+
+void cmyk_grid_free(CMYKGrid *grid) {
+  if (!grid) return;
+  cmsDeleteTransform(grid->sampler);
+  free(grid);
+}
+
+int cmyk_grid_nodes_computed(CMYKGrid *grid) {
+  return atomic_load_explicit(&grid->computed, memory_order_relaxed);
+}
+
+static uint64_t compute_node(CMYKGrid *grid, int index) {
+  cmsUInt16Number in[4], out[3];
+  int rest = index;
+  for (int t = 3; t >= 0; t--) {
+    in[t] = grid->levels[rest % GRID];
+    rest /= GRID;
+  }
+  cmsDoTransform(grid->sampler, in, out, 1);
+  if (grid->white_node && index == 0) out[0] = out[1] = out[2] = 0xffff;
+  const uint64_t value = out[0] | (uint64_t)out[1] << 16 | (uint64_t)out[2] << 32 | READY;
+  uint64_t empty = 0;
+  if (atomic_compare_exchange_strong_explicit(&grid->nodes[index], &empty, value,
+                                              memory_order_relaxed, memory_order_relaxed))
+    atomic_fetch_add_explicit(&grid->computed, 1, memory_order_relaxed);
+  return value;
+}
+
+static inline uint64_t node(CMYKGrid *grid, int index) {
+  const uint64_t value = atomic_load_explicit(&grid->nodes[index], memory_order_relaxed);
+  return value & READY ? value : compute_node(grid, index);
+}
+
+static inline int32_t sample(uint64_t node, int channel) {
+  return (int32_t)((node >> (16 * channel)) & 0xffff);
+}
+
+/* _cmsToFixedDomain, in lcms's int arithmetic. */
+static inline int32_t to_fixed_domain(int32_t a) { return a + ((a + 0x7fff) / 0xffff); }
+
+/* Eval4Inputs's tetrahedral interpolation of three channels in one K slice: node `n0`
+ * and the three others (`a`, `b`, `c`) of the tetrahedron `form` picked, whose
+ * differences give c1, c2, c3. */
+static inline __attribute__((always_inline)) void tetrahedron(
+    uint64_t n0, uint64_t a, uint64_t b, uint64_t c, int form, int32_t rx, int32_t ry,
+    int32_t rz, cmsUInt16Number result[3]) {
+  /* Which of rx, ry, rz multiplies each corner's difference from the one before it
+   * (origin, a, b, c in turn), as Eval4Inputs's c1, c2, c3 are. */
+  int32_t ra, rb, rc;
+  switch (form) {
+  case 0: ra = rx, rb = ry, rc = rz; break;
+  case 1: ra = rx, rb = rz, rc = ry; break;
+  case 2: ra = rz, rb = rx, rc = ry; break;
+  case 3: ra = ry, rb = rx, rc = rz; break;
+  case 4: ra = ry, rb = rz, rc = rx; break;
+  case 5: ra = rz, rb = ry, rc = rx; break;
+  default: ra = rb = rc = 0;
+  }
+  for (int channel = 0; channel < 3; channel++) {
+    const int32_t v0 = sample(n0, channel), va = sample(a, channel), vb = sample(b, channel),
+                  vc = sample(c, channel);
+    const int32_t rest = (int32_t)((uint32_t)(va - v0) * (uint32_t)ra +
+                                   (uint32_t)(vb - va) * (uint32_t)rb +
+                                   (uint32_t)(vc - vb) * (uint32_t)rc);
+    result[channel] = (cmsUInt16Number)(v0 + ((to_fixed_domain(rest) + 0x8000) >> 16));
+  }
+}
+
+/* Where an 8-bit input falls in the grid, as Eval4Inputs computes it from its 16-bit
+ * value: the lower node, the step to the upper one (none at 255) and the rest, 0...65535. */
+typedef struct {
+  int low, step;
+  int32_t rest;
+} Position;
+
+static Position positions[4][256]; /* per band (its stride), per byte value */
+
+static void prepare_positions(void) {
+  const int strides[4] = {STRIDE_C, STRIDE_M, STRIDE_Y, STRIDE_K};
+  for (int band = 0; band < 4; band++)
+    for (int v = 0; v < 256; v++) {
+      const cmsUInt16Number input = LCMS_FROM_8_TO_16(v);
+      const int32_t fixed = to_fixed_domain((int)input * (GRID - 1));
+      positions[band][v] = (Position){.low = strides[band] * (fixed >> 16),
+                                      .step = input == 0xffff ? 0 : strides[band],
+                                      .rest = fixed & 0xffff};
+    }
+}
+
+/* Eval4Inputs for one pixel of 8-bit CMYK: the same tetrahedron in both K slices (it
+ * depends on the M, Y, K rests alone), then linear between them along C. */
+static inline void interpolate(CMYKGrid *grid, const VipsPel *pixel, cmsUInt16Number out[3]) {
+  const Position k = positions[0][pixel[0]], x = positions[1][pixel[1]],
+                 y = positions[2][pixel[2]], z = positions[3][pixel[3]];
+  const int32_t rx = x.rest, ry = y.rest, rz = z.rest;
+  const int X0 = x.low, X1 = x.low + x.step, Y0 = y.low, Y1 = y.low + y.step, Z0 = z.low,
+            Z1 = z.low + z.step;
+  /* The tetrahedron's corners other than (X0, Y0, Z0), in Eval4Inputs's order of tests. */
+  int form, a, b, c;
+  if (rx >= ry && ry >= rz)
+    form = 0, a = X1 + Y0 + Z0, b = X1 + Y1 + Z0, c = X1 + Y1 + Z1;
+  else if (rx >= rz && rz >= ry)
+    form = 1, a = X1 + Y0 + Z0, b = X1 + Y0 + Z1, c = X1 + Y1 + Z1;
+  else if (rz >= rx && rx >= ry)
+    form = 2, a = X0 + Y0 + Z1, b = X1 + Y0 + Z1, c = X1 + Y1 + Z1;
+  else if (ry >= rx && rx >= rz)
+    form = 3, a = X0 + Y1 + Z0, b = X1 + Y1 + Z0, c = X1 + Y1 + Z1;
+  else if (ry >= rz && rz >= rx)
+    form = 4, a = X0 + Y1 + Z0, b = X0 + Y1 + Z1, c = X1 + Y1 + Z1;
+  else if (rz >= ry && ry >= rx)
+    form = 5, a = X0 + Y0 + Z1, b = X0 + Y1 + Z1, c = X1 + Y1 + Z1;
+  else
+    form = 6, a = b = c = X0 + Y0 + Z0;
+  const int origin = X0 + Y0 + Z0, K0 = k.low, K1 = k.low + k.step;
+  cmsUInt16Number low[3], high[3];
+  tetrahedron(node(grid, K0 + origin), node(grid, K0 + a), node(grid, K0 + b),
+              node(grid, K0 + c), form, rx, ry, rz, low);
+  tetrahedron(node(grid, K1 + origin), node(grid, K1 + a), node(grid, K1 + b),
+              node(grid, K1 + c), form, rx, ry, rz, high);
+  for (int i = 0; i < 3; i++) {
+    /* LinearInterp */
+    const uint32_t difference =
+        (uint32_t)((int32_t)high[i] - (int32_t)low[i]) * (uint32_t)k.rest + 0x8000;
+    out[i] = (cmsUInt16Number)((difference >> 16) + low[i]);
+  }
+}
+
+void cmyk_grid_row(CMYKGrid *grid, const VipsPel *in, int in_bands, cmsUInt16Number *out,
+                   int width) {
+  for (int x = 0; x < width; x++, in += in_bands, out += 3) {
+    /* A pixel like the one before it (flat areas, a photo's margins) gives its samples. */
+    if (x > 0 && memcmp(in, in - in_bands, 4) == 0) {
+      memcpy(out, out - 3, 3 * sizeof(cmsUInt16Number));
+      continue;
+    }
+    interpolate(grid, in, out);
+  }
+}
