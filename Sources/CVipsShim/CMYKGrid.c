@@ -1,3 +1,5 @@
+/* Repeats Little CMS 2.14 arithmetic (MIT License, Copyright (c) 1998-2022 Marti Maria
+ * Saguer): see THIRD_PARTY_NOTICES.md. */
 /* A CMYK profile's lcms transform (to XYZ for libvips's CMYK import, to sRGB for an
  * embedded CMYK profile) with the grid lcms would compute whole computed node by node,
  * only where pixels fall.

@@ -1,3 +1,5 @@
+/* Repeats Little CMS 2.14 arithmetic (MIT License, Copyright (c) 1998-2022 Marti Maria
+ * Saguer): see THIRD_PARTY_NOTICES.md. */
 /* lcms 2.14's own roundings and encodings (lcms2_internal.h, not installed), for the
  * shim's files that compute lcms's tables themselves (MatrixShaper.c, CMYKGrid.c) and
  * must round as lcms does to give its bytes. Not part of the shim's public header. */

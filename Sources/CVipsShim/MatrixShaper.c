@@ -1,3 +1,5 @@
+/* Repeats Little CMS 2.14 arithmetic (MIT License, Copyright (c) 1998-2022 Marti Maria
+ * Saguer): see THIRD_PARTY_NOTICES.md. */
 /* An RGB matrix-shaper profile (TRC curves and colorants, the kind almost every camera
  * and editor embeds: sRGB, Adobe RGB, Display P3) to libvips's built-in sRGB, 8-bit in
  * and out, as the tables lcms 2.14 computes when it optimises that transform, computed
