@@ -185,4 +185,12 @@ int cvips_icc_transforms_built(const void *profile, size_t length);
 void cvips_vector_set_enabled(int enabled);
 int cvips_vector_isenabled(void);
 
+/* Part 4 (faults), Mask.c: whether `image` holds its pixels in memory (a memory image
+ * that libvips or the shim wrote, not a pipeline computed on demand). */
+int cvips_image_is_in_memory(VipsImage *image);
+/* vips_bandjoin2(in, mask) for an opaque 8-bit `in` (1 to 3 bands) and a one-band 8-bit
+ * `mask` of its size, both in memory: the same bytes and header, as a memory image.
+ * Returns 1 (and leaves *out NULL) when the images are not for this path. */
+int cvips_join_mask_in_memory(VipsImage *in, VipsImage *mask, VipsImage **out);
+
 #endif
