@@ -34,7 +34,10 @@ struct Shape: Equatable {
     if rect != PixelRect(x: 0, y: 0, width: image.width, height: image.height) {
       mask = try mask.embedded(x: rect.x, y: rect.y, width: image.width, height: image.height)
     }
-    return try image.toSRGB().masked(by: mask).settingMetadata(
-      Self.metadataName, "\(rect.x),\(rect.y),\(rect.width),\(rect.height),\(radius)")
+    return try image.toSRGB().masked(
+      by: mask,
+      metadata: [
+        (Self.metadataName, "\(rect.x),\(rect.y),\(rect.width),\(rect.height),\(radius)")
+      ])
   }
 }

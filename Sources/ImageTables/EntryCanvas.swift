@@ -1,6 +1,7 @@
-/// The slot a writer draws one entry into, in place: the table's own bytes.
+/// What a writer draws one entry into: rows laid out as in the entry's slot, which the
+/// table then writes whole (``ImageTable/write(entityID:sourceVersion:width:height:draw:)``).
 public struct EntryCanvas: ~Copyable {
-  /// The slot's bytes: `height` rows of `bytesPerRow` bytes.
+  /// The bytes drawn: `height` rows of `bytesPerRow` bytes, laid out as in the slot.
   public let bytes: UnsafeMutableRawBufferPointer
   public let bytesPerRow: Int
   /// The size being written (at most the format's pixel size).

@@ -263,9 +263,11 @@ public final class ImageTable: @unchecked Sendable {
 
   // MARK: Writing
 
-  /// Writes the entry for `entityID` at `sourceVersion`, drawn by `draw` straight into
-  /// the table's bytes, and returns it. It replaces any entry for the same id only once
-  /// complete; until then readers see the old one (or a miss).
+  /// Writes the entry for `entityID` at `sourceVersion`, drawn by `draw` into a buffer of
+  /// the slot's layout and then written into the slot whole, and returns it. It replaces
+  /// any entry for the same id only once complete; until then readers see the old one
+  /// (or a miss). The canvas starts with undefined pixels (padding past `width` zero):
+  /// `draw` sets every pixel it means to keep.
   ///
   /// `width` and `height` are the size drawn, at most the format's pixel size (a small
   /// image may be stored smaller than the slot). If `draw` throws, nothing is stored.
@@ -285,21 +287,33 @@ public final class ImageTable: @unchecked Sendable {
     let reservation = try reserve(replacing: (entityID, hash))
     defer { writesInFlight.leave() }
     let files = reservation.files
+    let count = layout.bytesPerRow * height
+    // Drawn into a buffer of this process's own memory, then put into the slot with one
+    // pwrite (DrawingBuffers says why); the slot's bytes are the buffer's, so the
+    // checksum of the buffer is the slot's.
+    let buffer = DrawingBuffers.take(count: count)
+    defer { DrawingBuffers.give(buffer) }
+    let drawn = UnsafeMutableRawBufferPointer(rebasing: buffer[0..<count])
+    Self.clearRowEnds(
+      of: drawn, bytesPerRow: layout.bytesPerRow, used: width * layout.style.bytesPerPixel)
     let canvas = EntryCanvas(
-      bytes: UnsafeMutableRawBufferPointer(
-        start: files.pixels(reservation.slot), count: layout.bytesPerRow * height),
-      bytesPerRow: layout.bytesPerRow, width: width, height: height, style: layout.style)
+      bytes: drawn, bytesPerRow: layout.bytesPerRow, width: width, height: height,
+      style: layout.style)
+    let checksum: UInt64
     do {
       try draw(canvas)
+      checksum = Checksum.hash(UnsafeRawBufferPointer(drawn))
+      try files.table.write(
+        UnsafeRawBufferPointer(drawn),
+        at: files.headerSize + reservation.slot * layout.entryStride)
     } catch {
       state.withLock { $0.abandon(reservation) }
       throw error
     }
-    let checksum = Checksum.hash(UnsafeRawBufferPointer(canvas.bytes))
     // Pinned before it is published, so it can never be evicted under the caller.
     files.pins[reservation.slot].add(1, ordering: .sequentiallyConsistent)
     let bitmap = Bitmap(
-      base: UnsafeRawPointer(canvas.bytes.baseAddress!), mapping: nil, width: width,
+      base: UnsafeRawPointer(files.pixels(reservation.slot)), mapping: nil, width: width,
       height: height, bytesPerRow: layout.bytesPerRow, style: layout.style, entityID: entityID,
       sourceVersion: sourceVersion, pin: files.pins + reservation.slot)
     state.withLock { state in
@@ -308,11 +322,24 @@ public final class ImageTable: @unchecked Sendable {
         height: height, hash: hash, checksum: checksum)
     }
     if options.releasesWrittenPages {
+      // The write mapped nothing; this lets go of the slot's pages a read mapped before.
       files.table.releasePages(
-        offset: files.headerSize + reservation.slot * layout.entryStride,
-        length: canvas.bytes.count)
+        offset: files.headerSize + reservation.slot * layout.entryStride, length: count)
     }
     return bitmap
+  }
+
+  /// Zeroes the bytes past `used` in every row (the padding up to `bytesPerRow`), which a
+  /// drawing leaves alone: a reused buffer holds another entry's bytes there.
+  static func clearRowEnds(
+    of bytes: UnsafeMutableRawBufferPointer, bytesPerRow: Int, used: Int
+  ) {
+    guard used < bytesPerRow, let base = bytes.baseAddress else { return }
+    var row = 0
+    while row + bytesPerRow <= bytes.count {
+      (base + row + used).initializeMemory(as: UInt8.self, repeating: 0, count: bytesPerRow - used)
+      row += bytesPerRow
+    }
   }
 
   /// Removes the entry for `entityID`; a live ``Bitmap`` of it (in any process) stays

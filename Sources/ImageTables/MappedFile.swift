@@ -88,6 +88,24 @@ final class MappedFile: @unchecked Sendable {
     length = newLength
   }
 
+  /// Writes `bytes` into the file at `offset` with `pwrite`, inside its length: the
+  /// mapping sees them at once (one page cache), and no page of this process's mapping
+  /// is touched, so none faults and none is zeroed first.
+  func write(_ bytes: UnsafeRawBufferPointer, at offset: Int) throws(ImageTableError) {
+    precondition(offset >= 0 && offset + bytes.count <= length, "a write past a table file's end")
+    guard let base = bytes.baseAddress else { return }
+    var done = 0
+    while done < bytes.count {
+      let count = pwrite(descriptor, base + done, bytes.count - done, off_t(offset + done))
+      if count < 0, errno == EINTR { continue }
+      guard count > 0 else {
+        if count == 0 { errno = EIO }  // no progress and no reason given
+        throw Self.error(path, "write")
+      }
+      done += count
+    }
+  }
+
   /// Reserves blocks on disk for bytes already inside the file (a sparse region).
   func reserve(offset: Int, length count: Int) throws(ImageTableError) {
     // A private copy's writes land in this process's memory, never in the file.

@@ -12,15 +12,30 @@ public final class PixelBuffer: @unchecked Sendable {
   /// `width * height * bands` bytes.
   public let bytes: UnsafeRawBufferPointer
 
+  /// The memory image whose pixels `bytes` views, kept while they are read; nil when
+  /// the bytes are this buffer's own.
+  private let image: VipsImage?
+
   init(width: Int, height: Int, bands: Int, memory: UnsafeMutableRawPointer, count: Int) {
     self.width = width
     self.height = height
     self.bands = bands
     bytes = UnsafeRawBufferPointer(start: memory, count: count)
+    image = nil
+  }
+
+  /// The pixels of `image`, which holds them in memory: viewed, not copied.
+  init(viewing image: VipsImage) {
+    width = image.width
+    height = image.height
+    bands = image.bands
+    bytes = UnsafeRawBufferPointer(
+      start: image.pointer.pointee.data, count: width * height * bands)
+    self.image = image
   }
 
   deinit {
-    g_free(UnsafeMutableRawPointer(mutating: bytes.baseAddress))
+    if image == nil { g_free(UnsafeMutableRawPointer(mutating: bytes.baseAddress)) }
   }
 }
 
@@ -34,6 +49,8 @@ extension VipsImage {
     guard format == .uchar else {
       throw .invalidArgument(operation: "write_to_memory", message: "the samples are not 8-bit")
     }
+    // Already in memory (a resampled entry, a joined mask): the same bytes, not copied.
+    if isInMemory, pointer.pointee.Coding == VIPS_CODING_NONE { return PixelBuffer(viewing: self) }
     var size = 0
     let written = withExtendedLifetime(self) {
       onThisThread

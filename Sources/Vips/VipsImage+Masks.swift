@@ -36,10 +36,47 @@ extension VipsImage {
   }
 
   /// Multiplies the image's alpha by `mask` (one band, 0...255, same size), adding an
-  /// opaque alpha first when there is none; the result is 8-bit.
-  public func masked(by mask: VipsImage) throws(VipsError) -> VipsImage {
+  /// opaque alpha first when there is none; the result is 8-bit, with the string fields
+  /// `metadata` set on it.
+  public func masked(by mask: VipsImage, metadata: [(name: String, value: String)] = [])
+    throws(VipsError) -> VipsImage
+  {
     try checkSameSize(mask, operation: "mask")
     let eightBit = try castToUInt8()
+    // Opaque and in memory (a resampled entry): the mask joined as alpha in one loop of
+    // the shim, the result in memory too, tagged before anyone else can see it.
+    if !eightBit.hasAlpha, let joined = try eightBit.joinedInMemory(mask, metadata: metadata) {
+      return joined
+    }
+    var tagged = try eightBit.maskedByOperations(mask)
+    for field in metadata { tagged = try tagged.settingMetadata(field.name, field.value) }
+    return tagged
+  }
+
+  /// Whether the pixels are in memory (written by libvips or the shim), not computed on
+  /// demand.
+  var isInMemory: Bool { cvips_image_is_in_memory(pointer) != 0 }
+
+  /// `joiningBands(mask)` computed at once into memory by the shim, with `metadata` set;
+  /// nil when this image or the mask is not an 8-bit image in memory.
+  private func joinedInMemory(_ mask: VipsImage, metadata: [(name: String, value: String)])
+    throws(VipsError) -> VipsImage?
+  {
+    guard isInMemory, mask.isInMemory, mask.bands == 1, mask.format == .uchar else { return nil }
+    return try withExtendedLifetime(mask) { () throws(VipsError) in
+      try inMemory("bandjoin") { out in
+        let status = cvips_join_mask_in_memory(pointer, mask.pointer, out)
+        if status == 0, let image = out.pointee {
+          for field in metadata { vips_image_set_string(image, field.name, field.value) }
+        }
+        return status
+      }
+    }
+  }
+
+  /// ``masked(by:metadata:)`` as libvips operations, for an 8-bit image.
+  private func maskedByOperations(_ mask: VipsImage) throws(VipsError) -> VipsImage {
+    let eightBit = self
     // Opaque: the mask is the alpha (255 x m / 255 = m), one operation.
     guard eightBit.hasAlpha else { return try eightBit.joiningBands(mask.castToUInt8()) }
     let image = eightBit

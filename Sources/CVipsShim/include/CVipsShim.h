@@ -192,4 +192,16 @@ int cvips_vector_isenabled(void);
  * `in` is not for this path. */
 int cvips_cmyk_to_srgb_cached(VipsImage *in, VipsImage **out);
 
+/* Part 4 (faults), Mask.c: whether `image` holds its pixels in memory (a memory image
+ * that libvips or the shim wrote, not a pipeline computed on demand). */
+int cvips_image_is_in_memory(VipsImage *image);
+/* vips_bandjoin2(in, mask) for an opaque 8-bit `in` (1 to 3 bands) and a one-band 8-bit
+ * `mask` of its size, both in memory: the same bytes and header, as a memory image.
+ * Returns 1 (and leaves *out NULL) when the images are not for this path. */
+int cvips_join_mask_in_memory(VipsImage *in, VipsImage *mask, VipsImage **out);
+/* Part 4 (faults), MemoryImage.c: a memory image with `in`'s header and metadata (as
+ * vips_image_pipelinev gives them) whose pixels are allocated but not zeroed, freed with
+ * the image: for pixels about to be written whole. NULL with libvips's error. */
+VipsImage *cvips_unzeroed_memory_image_like(VipsImage *in);
+
 #endif
