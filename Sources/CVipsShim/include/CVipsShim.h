@@ -185,4 +185,15 @@ int cvips_icc_transforms_built(const void *profile, size_t length);
 void cvips_vector_set_enabled(int enabled);
 int cvips_vector_isenabled(void);
 
+/* Resample.c's AVX2 kernels (ResampleKernels.c), part "simd" of issue 23: the in-memory
+ * resizes run them when the processor has AVX2, and its scalar loops otherwise, with the
+ * same bytes. cvips_resample_set_scalar(1) makes the calling thread take the scalar loops
+ * (for tests of the fallback on an AVX2 machine), (0) undoes it; it returns the previous
+ * setting. */
+int cvips_resample_set_scalar(int scalar);
+/* Whether this processor runs the AVX2 kernels. */
+int cvips_resample_has_vector_kernels(void);
+/* Whether the in-memory resizes run the AVX2 kernels on the calling thread now. */
+int cvips_resample_uses_vector_kernels(void);
+
 #endif
