@@ -590,6 +590,15 @@ static inline __attribute__((always_inline)) const float *ring_row(RowRing *ring
   }
   double *sum = ring->sum;
   memset(sum, 0, sizeof(double) * (size_t)rowSamples);
+  if (ring->vector && ring->box <= 64 && (source->bands == 2 || source->bands == 4)) {
+    pthread_once(&alpha_fractions_once, make_alpha_fractions);
+    const uint8_t *rowsRead[64];
+    for (int k = 0; k < ring->box; k++)
+      rowsRead[k] =
+          source->bytes + (size_t)clamp_index(j * ring->box + k, ring->sourceRows) * source->stride;
+    avx2_premultiply_box(rowsRead, ring->box, rowSamples, source->bands, alpha_fractions, q);
+    return q;
+  }
   if (ring->vector) {
     pthread_once(&alpha_fractions_once, make_alpha_fractions);
     for (int k = 0; k < ring->box; k++) {

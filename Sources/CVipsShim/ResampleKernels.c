@@ -359,6 +359,32 @@ AVX2 void avx2_premultiply_row(const uint8_t *in, float *out, int samples, int b
   premultiply_tail(in, out, NULL, z, samples, bands, fractions);
 }
 
+AVX2 void avx2_premultiply_box(const uint8_t *const *rows, int factor, int samples, int bands,
+                               const float *fractions, float *out) {
+  const __m256d divisor = _mm256_set1_pd((double)factor);
+  int z = 0;
+  for (; z + 8 <= samples; z += 8) {
+    /* The box's sums in registers, row after row in order (as the scalar loop adds). */
+    __m256d low = _mm256_setzero_pd(), high = low;
+    for (int k = 0; k < factor; k++) {
+      const __m256 v = premultiply_8(rows[k] + z, bands, fractions);
+      low = _mm256_add_pd(low, _mm256_cvtps_pd(_mm256_castps256_ps128(v)));
+      high = _mm256_add_pd(high, _mm256_cvtps_pd(_mm256_extractf128_ps(v, 1)));
+    }
+    _mm_storeu_ps(out + z, _mm256_cvtpd_ps(_mm256_div_pd(low, divisor)));
+    _mm_storeu_ps(out + z + 4, _mm256_cvtpd_ps(_mm256_div_pd(high, divisor)));
+  }
+  for (; z < samples; z += bands) {
+    double sum[4] = {0, 0, 0, 0};
+    for (int k = 0; k < factor; k++) {
+      const uint8_t *p = rows[k] + z;
+      const float scale = fractions[p[bands - 1]];
+      for (int b = 0; b < bands; b++) sum[b] += b == bands - 1 ? (float)p[b] : p[b] * scale;
+    }
+    for (int b = 0; b < bands; b++) out[z + b] = (float)(sum[b] / factor);
+  }
+}
+
 AVX2 void avx2_premultiply_accumulate(double *sum, const uint8_t *in, int samples, int bands,
                                       const float *fractions) {
   int z = 0;
@@ -575,6 +601,10 @@ void avx2_premultiply_row(const uint8_t *in, float *out, int samples, int bands,
 }
 void avx2_premultiply_accumulate(double *sum, const uint8_t *in, int samples, int bands,
                                  const float *fractions) {
+  abort();
+}
+void avx2_premultiply_box(const uint8_t *const *rows, int factor, int samples, int bands,
+                          const float *fractions, float *out) {
   abort();
 }
 void avx2_box_mean_float(const double *sum, int factor, float *out, int samples) { abort(); }

@@ -83,5 +83,9 @@ void avx2_premultiply_row(const uint8_t *in, float *out, int samples, int bands,
                           const float *fractions);
 void avx2_premultiply_accumulate(double *sum, const uint8_t *in, int samples, int bands,
                                  const float *fractions);
+/* The float box shrink of `factor` such rows premultiplied: out[z] = (float)((sum in
+ * double of the rows' premultiplied samples, in order) / factor). */
+void avx2_premultiply_box(const uint8_t *const *rows, int factor, int samples, int bands,
+                          const float *fractions, float *out);
 
 #endif
