@@ -11,6 +11,10 @@
  * vips_shrinkh plus that machinery as the largest share of a render. Here each pass
  * is one loop over contiguous memory, vertical pass first (as vips_resize does:
  * vips_reducev, then vips_reduceh), on the calling thread.
+ *
+ * Where the processor has AVX2, each pass hands its rows to a hand-written kernel of
+ * ResampleKernels.c (resample_uses_avx2), which computes the same bytes (and floats);
+ * the loops here are the fallback and the reference the tests pin the kernels to.
  */
 #include "CVipsShim.h"
 #include "EdgeExtension.h"
@@ -107,8 +111,9 @@ static inline uint64_t box_reciprocal(uint32_t factor) {
   return factor < 4096 ? ((UINT64_C(1) << 32) + factor - 1) / factor : 0;
 }
 
-/* The loops below get an AVX2 build beside the baseline one, chosen when the process
- * starts (the vertical loops are the most of a resize). */
+/* The scalar loops below get an auto-vectorised AVX2 build beside the baseline one,
+ * chosen when the process starts (for the cases the hand-written kernels decline, and
+ * for the scalar setting of cvips_resample_set_scalar). */
 #if defined(__has_feature)
 #if __has_feature(thread_sanitizer) || __has_feature(address_sanitizer)
 /* A clone is chosen by an ifunc resolver, which runs while the dynamic loader relocates,
