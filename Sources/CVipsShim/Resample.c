@@ -11,9 +11,14 @@
  * vips_shrinkh plus that machinery as the largest share of a render. Here each pass
  * is one loop over contiguous memory, vertical pass first (as vips_resize does:
  * vips_reducev, then vips_reduceh), on the calling thread.
+ *
+ * Where the processor has AVX2, each pass hands its rows to a hand-written kernel of
+ * ResampleKernels.c (resample_uses_avx2), which computes the same bytes (and floats);
+ * the loops here are the fallback and the reference the tests pin the kernels to.
  */
 #include "CVipsShim.h"
 #include "EdgeExtension.h"
+#include "ResampleKernels.h"
 
 #include <math.h>
 #include <pthread.h>
@@ -73,6 +78,13 @@ static int *coefficient_tables(int points, double shrink) {
   return tables;
 }
 
+/* Whether every coefficient fits the vector kernels' 16-bit lanes. */
+static int fits_in_16_bits(const int *coefficients, int count) {
+  for (int i = 0; i < count; i++)
+    if (coefficients[i] < INT16_MIN || coefficients[i] > INT16_MAX) return 0;
+  return 1;
+}
+
 /* Where an output sample at `position` reads: its first input sample (in the
  * coordinates of the input extended by `margin` on the low side) and its table row. */
 static inline void sample_position(double position, int *first, int *phase) {
@@ -99,8 +111,9 @@ static inline uint64_t box_reciprocal(uint32_t factor) {
   return factor < 4096 ? ((UINT64_C(1) << 32) + factor - 1) / factor : 0;
 }
 
-/* The loops below get an AVX2 build beside the baseline one, chosen when the process
- * starts (the vertical loops are the most of a resize). */
+/* The scalar loops below get an auto-vectorised AVX2 build beside the baseline one,
+ * chosen when the process starts (for the cases the hand-written kernels decline, and
+ * for the scalar setting of cvips_resample_set_scalar). */
 #if defined(__has_feature)
 #if __has_feature(thread_sanitizer) || __has_feature(address_sanitizer)
 /* A clone is chosen by an ifunc resolver, which runs while the dynamic loader relocates,
@@ -128,6 +141,18 @@ static uint8_t *shrink_rows(const uint8_t *in, size_t stride, int rowBytes, int 
     free(sum);
     return NULL;
   }
+  const uint8_t **rowsRead = NULL;
+  if (factor <= 257 && resample_uses_avx2() && (rowsRead = malloc(sizeof(uint8_t *) * factor))) {
+    for (int y = 0; y < count; y++) {
+      for (int k = 0; k < factor; k++)
+        rowsRead[k] = in + (size_t)clamp_index(y * factor + k, rows) * stride;
+      avx2_shrink_rows_u8(rowsRead, factor, out + (size_t)y * rowBytes, rowBytes);
+    }
+    free(rowsRead);
+    free(sum);
+    *outRows = count;
+    return out;
+  }
   for (int y = 0; y < count; y++) {
     memset(sum, 0, sizeof(uint32_t) * (size_t)rowBytes);
     for (int k = 0; k < factor; k++) {
@@ -142,6 +167,50 @@ static uint8_t *shrink_rows(const uint8_t *in, size_t stride, int rowBytes, int 
   return out;
 }
 
+/* A horizontal pass with the AVX2 kernel (see avx2_convolve_row), row by row: output
+ * pixel o of a row reads the `points` pixels from column starts[o] on (of an image
+ * `width` pixels wide; `in` holds its rows from column `base` on, `inWidth` pixels
+ * each), with coefficient row phases[o] of `coefficients` (`phaseCount` rows), or with
+ * ones and a box mean when `box`. 0 when out of memory or the coefficients do not fit. */
+static int convolve_columns(const uint8_t *in, int inWidth, int base, int width, int rows,
+                            int bands, const int *coefficients, int points, int phaseCount,
+                            const int *starts, const int *phases, int box, int count,
+                            uint8_t *out) {
+  HorizontalKernel kernel = {bands, 0, NULL};
+  int16_t *table = avx2_horizontal_table(coefficients, points, phaseCount, &kernel.groups);
+  if (!table) return 0;
+  kernel.table = table;
+  const size_t rowBytes = (size_t)inWidth * bands;
+  for (int y = 0; y < rows; y++)
+    avx2_convolve_row(in + y * rowBytes, base, width, (rows - y) * rowBytes, starts, phases,
+                      &kernel, points, box, out + (size_t)y * count * bands, count);
+  free(table);
+  return 1;
+}
+
+/* shrink_columns with the AVX2 kernel (a box is a kernel of `factor` ones); 0 when it
+ * is not for it. */
+static int shrink_columns_vector(const uint8_t *in, int inWidth, int width, int rows, int bands,
+                                 int factor, int first, int count, uint8_t *out) {
+  if (bands > 4 || factor >= 1 << 15 || !resample_uses_avx2()) return 0;
+  int *ones = malloc(sizeof(int) * (size_t)factor);
+  int *starts = malloc(sizeof(int) * 2 * (size_t)count);
+  int done = 0;
+  if (ones && starts) {
+    int *phases = starts + count;
+    for (int k = 0; k < factor; k++) ones[k] = 1;
+    for (int o = 0; o < count; o++) {
+      starts[o] = (first + o) * factor;
+      phases[o] = 0;
+    }
+    done = convolve_columns(in, inWidth, first * factor, width, rows, bands, ones, factor, 1,
+                            starts, phases, factor, count, out);
+  }
+  free(ones);
+  free(starts);
+  return done;
+}
+
 /* vips_shrinkh with ceil, across rows of an image `width` pixels wide of `bands`
  * samples: the boxes `first` to `first + count - 1` of each row, read from `in`, which
  * holds the row's pixels from column `first * factor` on (every pixel those boxes
@@ -154,6 +223,8 @@ static uint8_t *shrink_columns(const uint8_t *in, int inWidth, int width, int ro
   const uint64_t reciprocal = box_reciprocal(factor);
   uint8_t *out = malloc((size_t)count * bands * rows);
   if (!out) return NULL;
+  if (shrink_columns_vector(in, inWidth, width, rows, bands, factor, first, count, out))
+    return out;
   for (int y = 0; y < rows; y++) {
     const uint8_t *row = in + (size_t)y * inWidth * bands;
     uint8_t *q = out + (size_t)y * count * bands;
@@ -244,12 +315,21 @@ static uint8_t *reduce_rows(const uint8_t *in, size_t stride, int rowBytes, int 
     return NULL;
   }
   const int margin = (int)ceil(plan.points / 2.0) - 1;
+  const int vector = resample_uses_avx2() && plan.points <= 64 &&
+                     fits_in_16_bits(tables, plan.points * (PHASES + 1));
   double position = 0.5 * plan.shrink - 0.5 - plan.offset;
   for (int y = 0; y < y1; y++, position += plan.shrink) {
     if (y < y0) continue;
     int first, phase;
     sample_position(position, &first, &phase);
     const int *c = tables + phase * plan.points;
+    if (vector) {
+      const uint8_t *rowsRead[64];
+      for (int i = 0; i < plan.points; i++)
+        rowsRead[i] = in + (size_t)clamp_index(first + i - margin, rows) * stride;
+      avx2_reduce_rows_u8(rowsRead, c, plan.points, out + (size_t)(y - y0) * rowBytes, rowBytes);
+      continue;
+    }
     memset(sum, 0, sizeof(int32_t) * (size_t)rowBytes);
     for (int i = 0; i < plan.points; i++) {
       const uint8_t *row = in + (size_t)clamp_index(first + i - margin, rows) * stride;
@@ -349,6 +429,23 @@ static uint8_t *reduce_columns(const uint8_t *in, int inWidth, int origin, int w
     return NULL;
   }
   const int *phases = firsts + plan.size;
+  if (bands <= 4 && resample_uses_avx2()) {
+    /* Where each output pixel's taps start, and its phases. */
+    int *starts = malloc(sizeof(int) * (size_t)count);
+    int done = 0;
+    if (starts) {
+      for (int x = x0; x < x1; x++) starts[x - x0] = firsts[x] - margin;
+      done = convolve_columns(in, inWidth, base, width, rows, bands, tables, points, PHASES + 1,
+                              starts, phases + x0, 0, count, out);
+    }
+    free(starts);
+    if (done) {
+      free(tables);
+      free(firsts);
+      free(boxed);
+      return out;
+    }
+  }
   for (int y = 0; y < rows; y++) {
     const uint8_t *row = in + (size_t)y * inWidth * bands;
     uint8_t *q = out + (size_t)y * count * bands;
@@ -428,8 +525,12 @@ static void make_alpha_fractions(void) {
 typedef double double4 __attribute__((vector_size(32)));
 typedef float float4 __attribute__((vector_size(16)));
 
-static void premultiply_row(const uint8_t *in, float *out, int samples, int bands) {
+static void premultiply_row(const uint8_t *in, float *out, int samples, int bands, int vector) {
   pthread_once(&alpha_fractions_once, make_alpha_fractions);
+  if (vector && (bands == 2 || bands == 4)) {
+    avx2_premultiply_row(in, out, samples, bands, alpha_fractions);
+    return;
+  }
   if (bands == 4) {
     /* RGBA: one pixel a vector; alpha x 1 stays alpha. */
     for (int p = 0; p < samples; p += 4) {
@@ -460,7 +561,7 @@ typedef struct {
 
 static inline const float *float_row(const FloatRows *rows, int y, int rowSamples) {
   premultiply_row(rows->bytes + (size_t)y * rows->stride, rows->scratch, rowSamples,
-                  rows->bands);
+                  rows->bands, 0);
   return rows->scratch;
 }
 
@@ -476,6 +577,7 @@ typedef struct {
   int box;
   int sourceRows;
   double *sum;
+  int vector; /* the AVX2 kernels */
 } RowRing;
 
 /* Inlined into each build of the pass below, so its loops get the AVX2 build too. */
@@ -487,11 +589,34 @@ static inline __attribute__((always_inline)) const float *ring_row(RowRing *ring
   if (ring->made[slot] == j) return q;
   ring->made[slot] = j;
   if (ring->box == 1) {
-    premultiply_row(source->bytes + (size_t)j * source->stride, q, rowSamples, source->bands);
+    premultiply_row(source->bytes + (size_t)j * source->stride, q, rowSamples, source->bands,
+                    ring->vector);
     return q;
   }
   double *sum = ring->sum;
   memset(sum, 0, sizeof(double) * (size_t)rowSamples);
+  if (ring->vector && ring->box <= 64 && (source->bands == 2 || source->bands == 4)) {
+    pthread_once(&alpha_fractions_once, make_alpha_fractions);
+    const uint8_t *rowsRead[64];
+    for (int k = 0; k < ring->box; k++)
+      rowsRead[k] =
+          source->bytes + (size_t)clamp_index(j * ring->box + k, ring->sourceRows) * source->stride;
+    avx2_premultiply_box(rowsRead, ring->box, rowSamples, source->bands, alpha_fractions, q);
+    return q;
+  }
+  if (ring->vector) {
+    pthread_once(&alpha_fractions_once, make_alpha_fractions);
+    for (int k = 0; k < ring->box; k++) {
+      const int y = clamp_index(j * ring->box + k, ring->sourceRows);
+      if (source->bands == 2 || source->bands == 4)
+        avx2_premultiply_accumulate(sum, source->bytes + (size_t)y * source->stride, rowSamples,
+                                    source->bands, alpha_fractions);
+      else
+        avx2_accumulate_float(sum, float_row(source, y, rowSamples), rowSamples);
+    }
+    avx2_box_mean_float(sum, ring->box, q, rowSamples);
+    return q;
+  }
   for (int k = 0; k < ring->box; k++) {
     const float *row =
         float_row(source, clamp_index(j * ring->box + k, ring->sourceRows), rowSamples);
@@ -508,7 +633,7 @@ static float *reduce_rows_float(FloatRows source, int rowSamples, int rows, doub
                                 int y0, int y1) {
   ReducePlan plan = reduce_plan(rows, shrink);
   const int count = plan.box > 1 ? (int)ceil((double)rows / plan.box) : rows;
-  RowRing ring = {NULL, NULL, plan.points + 1, plan.box, rows, NULL};
+  RowRing ring = {NULL, NULL, plan.points + 1, plan.box, rows, NULL, resample_uses_avx2()};
   ring.rows = malloc(sizeof(float) * (size_t)rowSamples * ring.slots);
   ring.made = malloc(sizeof(int) * (size_t)ring.slots);
   ring.sum = malloc(sizeof(double) * (size_t)rowSamples);
@@ -534,6 +659,15 @@ static float *reduce_rows_float(FloatRows source, int rowSamples, int rows, doub
     int first, phase;
     sample_position(position, &first, &phase);
     const double *c = tables + phase * plan.points;
+    if (ring.vector && plan.points <= 64) {
+      /* The ring holds every row of one output row's taps at once (see RowRing). */
+      const float *rowsRead[64];
+      for (int i = 0; i < plan.points; i++)
+        rowsRead[i] = ring_row(&ring, &source, clamp_index(first + i - margin, count), rowSamples);
+      avx2_reduce_rows_float(rowsRead, c, plan.points, out + (size_t)(y - y0) * rowSamples,
+                             rowSamples);
+      continue;
+    }
     memset(sum, 0, sizeof(double) * (size_t)rowSamples);
     for (int i = 0; i < plan.points; i++) {
       const float *row =
@@ -567,7 +701,14 @@ static float *reduce_columns_float(const float *in, int inWidth, int origin, int
     const int span = hi - lo + 1;
     boxed = malloc(sizeof(float) * (size_t)span * bands * rows);
     if (!boxed) return NULL;
+    const int vector = bands <= 4 && resample_uses_avx2();
     for (int y = 0; y < rows; y++) {
+      if (vector) {
+        const size_t rowSamples = (size_t)inWidth * bands;
+        avx2_shrink_columns_float(in + y * rowSamples, origin, width, (rows - y) * rowSamples, lo,
+                                  span, plan.box, bands, boxed + (size_t)y * span * bands);
+        continue;
+      }
       const float *row = in + (size_t)y * inWidth * bands;
       float *q = boxed + (size_t)y * span * bands;
       for (int x = lo; x <= hi; x++)
@@ -602,6 +743,20 @@ static float *reduce_columns_float(const float *in, int inWidth, int origin, int
     return NULL;
   }
   const int *phases = firsts + plan.size;
+  int *starts = NULL;
+  if (bands <= 4 && resample_uses_avx2() && (starts = malloc(sizeof(int) * (size_t)count))) {
+    for (int x = x0; x < x1; x++) starts[x - x0] = firsts[x] - margin;
+    const size_t rowSamples = (size_t)inWidth * bands;
+    for (int y = 0; y < rows; y++)
+      avx2_reduce_columns_float(in + y * rowSamples, base, width, (rows - y) * rowSamples, starts,
+                                phases + x0, tables, points, bands, out + (size_t)y * count * bands,
+                                count);
+    free(starts);
+    free(firsts);
+    free(tables);
+    free(boxed);
+    return out;
+  }
   for (int y = 0; y < rows; y++) {
     const float *row = in + (size_t)y * inWidth * bands;
     float *q = out + (size_t)y * count * bands;
@@ -699,7 +854,7 @@ static int premultiplied_window_pixels(VipsImage *in, double hscale, double vsca
     floats = malloc(sizeof(float) * (size_t)spanSamples * height);
     for (int y = 0; floats && y < height; y++)
       premultiply_row(source.bytes + (size_t)(top + y) * source.stride,
-                      floats + (size_t)y * spanSamples, spanSamples, bands);
+                      floats + (size_t)y * spanSamples, spanSamples, bands, resample_uses_avx2());
   }
   if (!floats) goto oom;
   if (hscale < 1.0) {
@@ -788,9 +943,14 @@ int cvips_resize_premultiplied_uchar_in_memory_window(VipsImage *in, VipsImage *
   height = image->Ysize;
   /* vips_unpremultiply (float: no division where alpha is under 0.01), then
    * vips_cast to 8 bits (clipped, truncated). */
+  const int vector = (bands == 2 || bands == 4) && resample_uses_avx2();
   for (int y = 0; y < height; y++) {
     const float *p = pixels + (size_t)y * width * bands;
     uint8_t *q = VIPS_IMAGE_ADDR(image, 0, y);
+    if (vector) {
+      avx2_unpremultiply_row(p, q, width * bands, bands);
+      continue;
+    }
     for (int x = 0; x < width; x++, p += bands, q += bands) {
       const float alpha = p[bands - 1];
       const float factor = fabsf(alpha) < 0.01f ? 0 : (float)(255.0 / alpha);

@@ -185,23 +185,34 @@ int cvips_icc_transforms_built(const void *profile, size_t length);
 void cvips_vector_set_enabled(int enabled);
 int cvips_vector_isenabled(void);
 
-/* Issue 23, part colour (ColourTransform.c): cvips_cmyk_to_xyz_cached's import and then
+/* ColourTransform.c: cvips_cmyk_to_xyz_cached's import and then
  * on to 8-bit sRGB in the same pass, the bytes of vips_colourspace(in, sRGB) for such an
  * image (its XYZ -> scRGB -> sRGB steps through the same per-pixel functions
  * vips_col_XYZ2scRGB and vips_col_scRGB2sRGB_8). A memory image; 1 (and *out NULL) when
  * `in` is not for this path. */
 int cvips_cmyk_to_srgb_cached(VipsImage *in, VipsImage **out);
 
-/* Part 4 (faults), Mask.c: whether `image` holds its pixels in memory (a memory image
+/* Mask.c: whether `image` holds its pixels in memory (a memory image
  * that libvips or the shim wrote, not a pipeline computed on demand). */
 int cvips_image_is_in_memory(VipsImage *image);
 /* vips_bandjoin2(in, mask) for an opaque 8-bit `in` (1 to 3 bands) and a one-band 8-bit
  * `mask` of its size, both in memory: the same bytes and header, as a memory image.
  * Returns 1 (and leaves *out NULL) when the images are not for this path. */
 int cvips_join_mask_in_memory(VipsImage *in, VipsImage *mask, VipsImage **out);
-/* Part 4 (faults), MemoryImage.c: a memory image with `in`'s header and metadata (as
+/* MemoryImage.c: a memory image with `in`'s header and metadata (as
  * vips_image_pipelinev gives them) whose pixels are allocated but not zeroed, freed with
  * the image: for pixels about to be written whole. NULL with libvips's error. */
 VipsImage *cvips_unzeroed_memory_image_like(VipsImage *in);
+
+/* Resample.c's AVX2 kernels (ResampleKernels.c): the in-memory
+ * resizes run them when the processor has AVX2, and its scalar loops otherwise, with the
+ * same bytes. cvips_resample_set_scalar(1) makes the calling thread take the scalar loops
+ * (for tests of the fallback on an AVX2 machine), (0) undoes it; it returns the previous
+ * setting. */
+int cvips_resample_set_scalar(int scalar);
+/* Whether this processor runs the AVX2 kernels. */
+int cvips_resample_has_vector_kernels(void);
+/* Whether the in-memory resizes run the AVX2 kernels on the calling thread now. */
+int cvips_resample_uses_vector_kernels(void);
 
 #endif
