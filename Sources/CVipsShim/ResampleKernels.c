@@ -33,10 +33,30 @@ static void check_processor(void) {
 #endif
 }
 
-int resample_uses_avx2(void) {
+/* Whether the kernels run for the calling thread now, without counting a choice. */
+static int vector_now(void) {
   if (scalar_on_this_thread) return 0;
   pthread_once(&processor_checked, check_processor);
   return processor_has_avx2;
+}
+
+/* The choices resample_uses_avx2 made on this thread: tests check that the path they
+ * compare really ran (the kernels on one side, the scalar loops on the other). */
+static _Thread_local unsigned long vector_choices, scalar_choices;
+
+int resample_uses_avx2(void) {
+  const int vector = vector_now();
+  if (vector) {
+    vector_choices++;
+  } else {
+    scalar_choices++;
+  }
+  return vector;
+}
+
+void cvips_resample_choices(unsigned long *vector, unsigned long *scalar) {
+  *vector = vector_choices;
+  *scalar = scalar_choices;
 }
 
 int cvips_resample_set_scalar(int scalar) {
@@ -45,7 +65,7 @@ int cvips_resample_set_scalar(int scalar) {
   return previous;
 }
 
-int cvips_resample_uses_vector_kernels(void) { return resample_uses_avx2(); }
+int cvips_resample_uses_vector_kernels(void) { return vector_now(); }
 
 int cvips_resample_has_vector_kernels(void) {
   pthread_once(&processor_checked, check_processor);

@@ -50,6 +50,35 @@ struct ResampleKernelTests {
     return windows
   }
 
+  /// `body`'s result and the paths it chose on this thread: how many times the AVX2
+  /// kernels and how many times the scalar loops.
+  static func counting<T>(_ body: () throws -> T) rethrows -> (T, vector: Int, scalar: Int) {
+    let before = ResampleKernels.choicesOnThisThread
+    let result = try body()
+    let after = ResampleKernels.choicesOnThisThread
+    return (result, after.vector - before.vector, after.scalar - before.scalar)
+  }
+
+  /// The default kernels and the scalar loops of `resize`, each checked to have run (or
+  /// the comparison would be of one path with itself): the scalar side chose no kernel, and
+  /// wherever the resize had a pass to choose for, the scalar side chose the scalar loops
+  /// and the default side, on a machine with AVX2, a kernel. (A resize with nothing to
+  /// resample, such as one row shrunk to none, chooses nothing on either side.)
+  static func bothPaths<T>(_ label: String, _ resize: () throws -> T) throws -> (
+    fast: T, scalar: T
+  ) {
+    let (fast, vector, loops) = try counting(resize)
+    let (scalar, scalarVector, scalarLoops) = try ResampleKernels.scalar { try counting(resize) }
+    #expect(scalarVector == 0, "\(label): the scalar side ran \(scalarVector) kernels")
+    if vector + loops > 0 {
+      #expect(scalarLoops > 0, "\(label): the scalar side chose no scalar loop")
+      if ResampleKernels.vectorKernelsAvailable {
+        #expect(vector > 0, "\(label): the default side never ran a kernel")
+      }
+    }
+    return (fast, scalar)
+  }
+
   /// Each in-memory resize of `image` at these scales, by the default kernels and by the
   /// scalar loops, the same bytes; `label` names the case.
   static func expectKernelsAgree(_ image: VipsImage, _ h: Double, _ v: Double, _ label: String)
@@ -65,9 +94,9 @@ struct ResampleKernelTests {
         }
         return try image.resizedInMemory(scale: h, verticalScale: v)?.writePixels()
       }
-      let fast = try #require(try resize(), "\(label) \(String(describing: window))")
-      let scalar = try ResampleKernels.scalar { try resize() }
-      #expect(fast == scalar, "\(label) window \(String(describing: window))")
+      let paths = try Self.bothPaths("\(label) \(String(describing: window))", resize)
+      let fast = try #require(paths.fast, "\(label) \(String(describing: window))")
+      #expect(fast == paths.scalar, "\(label) window \(String(describing: window))")
       guard premultiplied else { continue }
       let alpha = { () throws -> [UInt8]? in
         if let window {
@@ -76,19 +105,19 @@ struct ResampleKernelTests {
         }
         return try image.resizedPremultipliedInMemory(scale: h, verticalScale: v)?.writePixels()
       }
-      let fastAlpha = try #require(try alpha(), "\(label) premultiplied")
-      let scalarAlpha = try ResampleKernels.scalar { try alpha() }
+      let alphaPaths = try Self.bothPaths("\(label) premultiplied", alpha)
+      let fastAlpha = try #require(alphaPaths.fast, "\(label) premultiplied")
       #expect(
-        fastAlpha == scalarAlpha, "\(label) premultiplied window \(String(describing: window))")
+        fastAlpha == alphaPaths.scalar,
+        "\(label) premultiplied window \(String(describing: window))")
     }
     if premultiplied {
       // The float miniature (attention's): the same floats, bit for bit.
-      let floats = try #require(
-        try image.resizedPremultipliedFloatInMemory(scale: h, verticalScale: v))
-      let scalarFloats = try ResampleKernels.scalar {
+      let floatPaths = try Self.bothPaths("\(label) float") {
         try image.resizedPremultipliedFloatInMemory(scale: h, verticalScale: v)
       }
-      #expect(try floats.writePixels() == scalarFloats?.writePixels(), "\(label) float")
+      let floats = try #require(floatPaths.fast)
+      #expect(try floats.writePixels() == floatPaths.scalar?.writePixels(), "\(label) float")
     }
   }
 
@@ -137,6 +166,27 @@ struct ResampleKernelTests {
       (32 / Double(image.width), 32 / Double(image.height)),
     ] where h <= 1 && v <= 1 {
       try Self.expectKernelsAgree(image, h, v, "\(fixture) at \(h)x\(v)")
+    }
+  }
+
+  /// The vertical box kernel sums in 16 bits, so a box of more than 257 rows (255 x 257
+  /// fits, 255 x 258 does not) must go to the scalar loops: a white image 1100 rows tall
+  /// shrunk to one or two rows stays white, as libvips's own resize makes it.
+  @Test func aBoxTallerThanTheKernelsSumsHoldIsStillExact() throws {
+    for bands in [1, 3] {
+      for (height, v) in [(1100, 0.001), (1100, 0.002), (516, 1.0 / 258), (514, 1.0 / 257)] {
+        let white = [UInt8](repeating: 255, count: 32 * height * bands)
+        let image = try VipsImage(pixels: white, width: 32, height: height, bands: bands)
+          .materialized()
+        let label = "32x\(height)x\(bands) at 0.5x\(v)"
+        let ours = try #require(try image.resizedInMemory(scale: 0.5, verticalScale: v), "\(label)")
+        let bytes = try ours.writePixels()
+        #expect(!bytes.isEmpty && bytes.allSatisfy { $0 == 255 }, "\(label): \(bytes.prefix(8))")
+        #expect(
+          try bytes == image.resizedByLibvips(scale: 0.5, verticalScale: v).writePixels(),
+          "\(label)")
+        try Self.expectKernelsAgree(image, 0.5, v, label)
+      }
     }
   }
 

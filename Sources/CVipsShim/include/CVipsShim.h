@@ -214,5 +214,8 @@ int cvips_resample_set_scalar(int scalar);
 int cvips_resample_has_vector_kernels(void);
 /* Whether the in-memory resizes run the AVX2 kernels on the calling thread now. */
 int cvips_resample_uses_vector_kernels(void);
+/* How many times the resizes on the calling thread chose the AVX2 kernels and the scalar
+ * loops, since the thread began (for tests: that the path compared really ran). */
+void cvips_resample_choices(unsigned long *vector, unsigned long *scalar);
 
 #endif
