@@ -266,8 +266,8 @@ public final class ImageTable: @unchecked Sendable {
   /// Writes the entry for `entityID` at `sourceVersion`, drawn by `draw` into a buffer of
   /// the slot's layout and then written into the slot whole, and returns it. It replaces
   /// any entry for the same id only once complete; until then readers see the old one
-  /// (or a miss). The canvas starts with undefined pixels (padding past `width` zero):
-  /// `draw` sets every pixel it means to keep.
+  /// (or a miss). The canvas starts zeroed, padding past `width` included: a pixel
+  /// `draw` does not set is stored as zero bytes.
   ///
   /// `width` and `height` are the size drawn, at most the format's pixel size (a small
   /// image may be stored smaller than the slot). If `draw` throws, nothing is stored.
@@ -294,8 +294,11 @@ public final class ImageTable: @unchecked Sendable {
     let buffer = DrawingBuffers.take(count: count)
     defer { DrawingBuffers.give(buffer) }
     let drawn = UnsafeMutableRawBufferPointer(rebasing: buffer[0..<count])
-    Self.clearRowEnds(
-      of: drawn, bytesPerRow: layout.bytesPerRow, used: width * layout.style.bytesPerPixel)
+    // Zeroed as a new slot of the file reads: the buffer last held another entry, maybe of
+    // another table, whose bytes must never show through a drawing that skips pixels or
+    // in the row padding. (A memset of a buffer in use costs microseconds; the faults and
+    // zeroing of fresh pages were what cost.)
+    drawn.initializeMemory(as: UInt8.self, repeating: 0)
     let canvas = EntryCanvas(
       bytes: drawn, bytesPerRow: layout.bytesPerRow, width: width, height: height,
       style: layout.style)
@@ -327,19 +330,6 @@ public final class ImageTable: @unchecked Sendable {
         offset: files.headerSize + reservation.slot * layout.entryStride, length: count)
     }
     return bitmap
-  }
-
-  /// Zeroes the bytes past `used` in every row (the padding up to `bytesPerRow`), which a
-  /// drawing leaves alone: a reused buffer holds another entry's bytes there.
-  static func clearRowEnds(
-    of bytes: UnsafeMutableRawBufferPointer, bytesPerRow: Int, used: Int
-  ) {
-    guard used < bytesPerRow, let base = bytes.baseAddress else { return }
-    var row = 0
-    while row + bytesPerRow <= bytes.count {
-      (base + row + used).initializeMemory(as: UInt8.self, repeating: 0, count: bytesPerRow - used)
-      row += bytesPerRow
-    }
   }
 
   /// Removes the entry for `entityID`; a live ``Bitmap`` of it (in any process) stays

@@ -4,7 +4,7 @@ import Testing
 @testable import ImageTables
 
 /// An entry is drawn into a reused buffer and written into its slot with one `pwrite`
-/// (never through the mapping, never zeroed first): what the file holds, what the
+/// (never through the mapping; the buffer zeroed, not fresh pages): what the file holds, what the
 /// mappings of this and other openings see, and what a torn slot gives.
 @Suite("Slot writes")
 struct SlotWriteTests {
@@ -88,6 +88,29 @@ struct SlotWriteTests {
         written
           == expectedSlotBytes(
             entityID: id, sourceVersion: "v1", width: width, height: height, layout: layout))
+    }
+  }
+
+  /// A drawing that sets no pixel stores zeros, as a new slot of the file reads, even
+  /// when the buffer it is drawn into last held another table's entry: no pixel of one
+  /// table shows through in another.
+  @Test func aDrawingThatSetsNothingStoresZerosNotAnotherTablesPixels() throws {
+    let folder = try Folder.make()
+    let secret = try ImageTable(
+      format: makeFormat(name: "secret", width: 16, height: 16), directory: folder)
+    let other = try ImageTable(
+      format: makeFormat(name: "other", width: 16, height: 16), directory: folder)
+    for round in 0..<4 {
+      try secret.write(entityID: "s\(round)", sourceVersion: "1") { canvas in
+        canvas.bytes.initializeMemory(as: UInt8.self, repeating: 0xAB)
+      }
+      let empty = try other.write(entityID: "e\(round)", sourceVersion: "1") { _ in }
+      let slot = try #require(other.entries().first { $0.entityID == "e\(round)" }?.slot)
+      let stored = try fileBytes(
+        other.tablePath, offset: other.headerSize + slot * other.layout.entryStride,
+        count: other.layout.bytesPerRow * 16)
+      #expect(stored.allSatisfy { $0 == 0 }, "round \(round): \(stored.filter { $0 != 0 }.count)")
+      #expect(empty.bytes.allSatisfy { $0 == 0 }, "round \(round)")
     }
   }
 
