@@ -54,13 +54,81 @@ static void lanczos3_weights(double *weights, int points, double shrink, double 
   for (int i = 0; i < points; i++) weights[i] /= sum;
 }
 
-/* The weights of every phase: PHASES + 1 rows of `points` doubles (libvips's matrixf). */
-static double *weight_tables(int points, double shrink) {
-  double *tables = malloc(sizeof(double) * (size_t)points * (PHASES + 1));
-  if (!tables) return NULL;
+/* The weights of every phase: PHASES + 1 rows of `points` doubles (libvips's matrixf),
+ * computed (2 x points x 65 calls of sin). */
+static void compute_weight_tables(double *tables, int points, double shrink) {
   for (int phase = 0; phase <= PHASES; phase++)
     lanczos3_weights(tables + phase * points, points, shrink, (double)((float)phase / PHASES));
+}
+
+/* The weight tables of the last few (points, shrink) any thread made, process-wide: a
+ * family's sizes resample a photo's two axes (and photos of one size) with the same
+ * shrink. A ring of WEIGHT_CACHE_SIZE entries, read and replaced under a pthread mutex
+ * (ThreadSanitizer sees it); callers get their own copy. */
+enum { WEIGHT_CACHE_SIZE = 32 };
+static struct {
+  int points;
+  double shrink;
+  double *tables;
+} weight_cache[WEIGHT_CACHE_SIZE];
+static int weight_cache_next;
+static pthread_mutex_t weight_cache_lock = PTHREAD_MUTEX_INITIALIZER;
+
+/* Copies the cached tables of (points, shrink) into `tables`; 0 if none are cached. */
+static int copy_cached_weights(double *tables, int points, double shrink, size_t bytes) {
+  for (int i = 0; i < WEIGHT_CACHE_SIZE; i++)
+    if (weight_cache[i].tables && weight_cache[i].points == points &&
+        weight_cache[i].shrink == shrink) {
+      memcpy(tables, weight_cache[i].tables, bytes);
+      return 1;
+    }
+  return 0;
+}
+
+/* The weights of every phase, from the cache or computed (and then cached); the caller
+ * frees them. */
+static double *weight_tables(int points, double shrink) {
+  const size_t bytes = sizeof(double) * (size_t)points * (PHASES + 1);
+  double *tables = malloc(bytes);
+  if (!tables) return NULL;
+  pthread_mutex_lock(&weight_cache_lock);
+  const int found = copy_cached_weights(tables, points, shrink, bytes);
+  pthread_mutex_unlock(&weight_cache_lock);
+  if (found) return tables;
+  compute_weight_tables(tables, points, shrink);
+  double *kept = malloc(bytes);
+  if (!kept) return tables;
+  memcpy(kept, tables, bytes);
+  pthread_mutex_lock(&weight_cache_lock);
+  int present = 0;
+  for (int i = 0; i < WEIGHT_CACHE_SIZE; i++)
+    if (weight_cache[i].tables && weight_cache[i].points == points &&
+        weight_cache[i].shrink == shrink)
+      present = 1;
+  if (!present) {
+    free(weight_cache[weight_cache_next].tables);
+    weight_cache[weight_cache_next].points = points;
+    weight_cache[weight_cache_next].shrink = shrink;
+    weight_cache[weight_cache_next].tables = kept;
+    weight_cache_next = (weight_cache_next + 1) % WEIGHT_CACHE_SIZE;
+    kept = NULL;
+  }
+  pthread_mutex_unlock(&weight_cache_lock);
+  free(kept);
   return tables;
+}
+
+int cvips_lanczos3_weight_tables(int points, double shrink, int cached, double *out) {
+  if (points < 1 || !(shrink > 0)) return -1;
+  if (!cached) {
+    compute_weight_tables(out, points, shrink);
+    return 0;
+  }
+  double *tables = weight_tables(points, shrink);
+  if (!tables) return -1;
+  memcpy(out, tables, sizeof(double) * (size_t)points * (PHASES + 1));
+  free(tables);
+  return 0;
 }
 
 /* The same in fixed point, x 4096 and truncated (libvips's matrixi). */

@@ -1,5 +1,6 @@
 import Foundation
 import ImageTables
+import Vips
 
 /// The entities `imgtool render` and `swift package render-images` write, by the same
 /// rules they use, so that an app finds their entries without copying those rules.
@@ -43,9 +44,12 @@ public enum RenderedEntity {
     }
     let bytes: [UInt8]
     do {
-      bytes = try [UInt8](Data(contentsOf: URL(fileURLWithPath: file)))
+      bytes = try FileBytes.read(file)
     } catch {
-      throw .unreadable(file: file, message: error.localizedDescription)
+      guard case .unreadable(_, let message) = error else {
+        throw .unreadable(file: file, message: error.reason)
+      }
+      throw .unreadable(file: file, message: message)
     }
     return Entity(id: id, sourceVersion: sourceVersion(of: bytes), source: .file(file))
   }

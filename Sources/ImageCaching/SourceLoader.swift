@@ -1,4 +1,5 @@
 import Foundation
+import Vips
 import WebLoading
 
 /// Fetches the bytes of a URL source: plug in your HTTP client, object store or
@@ -44,6 +45,6 @@ public struct FileURLLoader: SourceLoader {
     guard url.isFileURL else {
       throw CacheError.noLoader(url: url.absoluteString)
     }
-    return try [UInt8](Data(contentsOf: url))
+    return try FileBytes.read(url.path)
   }
 }

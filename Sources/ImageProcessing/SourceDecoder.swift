@@ -109,16 +109,6 @@ public enum SourceDecoder {
   /// The file's bytes; a missing or unreadable file gets the same errors libvips's
   /// own file checks give.
   static func read(_ path: String) throws(VipsError) -> [UInt8] {
-    var isDirectory: ObjCBool = false
-    guard FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory) else {
-      throw .unreadable(source: path, message: "no such file")
-    }
-    guard !isDirectory.boolValue else {
-      throw .unreadable(source: path, message: "it is a directory")
-    }
-    guard let data = FileManager.default.contents(atPath: path) else {
-      throw .unreadable(source: path, message: "permission denied")
-    }
-    return [UInt8](data)
+    try FileBytes.read(path)
   }
 }

@@ -364,7 +364,7 @@ public struct RenderCommand: Command {
     }
     let placement = Placement(inputs, formats: names, cache: cache)
     for input in inputs where input.url == nil {
-      guard let bytes = try? [UInt8](Data(contentsOf: URL(fileURLWithPath: input.path))) else {
+      guard let bytes = try? FileBytes.read(input.path) else {
         return nil
       }
       let entity = Entity(
@@ -412,7 +412,7 @@ public struct RenderCommand: Command {
     -> Bool
   {
     guard !formats.isEmpty,
-      let bytes = try? [UInt8](Data(contentsOf: URL(fileURLWithPath: input.path)))
+      let bytes = try? FileBytes.read(input.path)
     else { return false }
     let entity = Entity(
       id: input.entityID, sourceVersion: RenderedEntity.sourceVersion(of: bytes),
@@ -431,9 +431,9 @@ public struct RenderCommand: Command {
     }
     let bytes: [UInt8]
     do {
-      bytes = try [UInt8](Data(contentsOf: URL(fileURLWithPath: input.path)))
+      bytes = try FileBytes.read(input.path)
     } catch {
-      return Outcome(failure: "cannot read the file: \(error.localizedDescription)")
+      return Outcome(failure: error.reason)
     }
     let entity = RenderedEntity.entity(bytes: bytes, file: input.path, id: input.entityID)
     if formats.isEmpty { return Outcome(leftOut: true) }

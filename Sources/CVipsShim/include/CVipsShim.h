@@ -218,4 +218,10 @@ int cvips_resample_uses_vector_kernels(void);
  * loops, since the thread began (for tests: that the path compared really ran). */
 void cvips_resample_choices(unsigned long *vector, unsigned long *scalar);
 
+/* Resample.c's lanczos3 weight tables (reads part): the 65 phases x `points` weights
+ * (libvips's matrixf) of (points, shrink) into `out`, from the process-wide cache the
+ * resizes use (`cached` 1) or computed afresh (0), for tests that the two are the same.
+ * 0, or -1 for bad arguments or no memory. */
+int cvips_lanczos3_weight_tables(int points, double shrink, int cached, double *out);
+
 #endif
