@@ -116,15 +116,51 @@ struct ICCTransformTests {
   /// tables itself (MatrixShaper.c): the same bytes as libvips for every 8-bit colour,
   /// through the first shaper, the fixed-point matrix and the second shaper (Display P3,
   /// Adobe RGB, the fixtures' sRGB) and through the joined curves lcms makes when the
-  /// matrices cancel (libvips's own sRGB).
+  /// matrices cancel (libvips's own sRGB); and each of the last two with a curve of its
+  /// own per channel, so that no channel can take another's.
+  /// `profile` with its green and blue tone curves replaced by gammas of their own (1.8
+  /// and 2.6), red's kept: three curves that differ, as a scanner's or a camera's profile
+  /// may have (every other profile here has one curve for all three). The new `curv` tags
+  /// go at the end; the profile ID (an MD5 that lcms does not check) is cleared.
+  static func curvePerChannel(_ profile: [UInt8]) throws -> [UInt8] {
+    func number(_ at: Int) -> Int {
+      profile[at..<(at + 4)].reduce(0) { $0 << 8 | Int($1) }
+    }
+    var bytes = profile
+    while bytes.count % 4 != 0 { bytes.append(0) }
+    func put(_ value: Int, at: Int) {
+      for k in 0..<4 { bytes[at + k] = UInt8(truncatingIfNeeded: value >> (24 - 8 * k)) }
+    }
+    let entries = (0..<number(128)).map { 132 + 12 * $0 }
+    for (signature, gamma) in [("gTRC", 0x01CD), ("bTRC", 0x029A)] {
+      let entry = try #require(
+        entries.first { String(decoding: profile[$0..<($0 + 4)], as: UTF8.self) == signature },
+        "\(signature) in the profile")
+      let offset = bytes.count
+      bytes += Array("curv".utf8) + [0, 0, 0, 0, 0, 0, 0, 1]
+      bytes += [UInt8(gamma >> 8), UInt8(gamma & 0xFF), 0, 0]
+      put(offset, at: entry + 4)
+      put(14, at: entry + 8)
+    }
+    put(bytes.count, at: 0)
+    for i in 84..<100 { bytes[i] = 0 }
+    return bytes
+  }
+
   @Test(
     "every 8-bit colour through each RGB matrix-shaper profile: libvips's bytes",
-    arguments: ["hubble.jpg", "rocket.jpg", "p3", "srgb"])
+    arguments: [
+      "hubble.jpg", "rocket.jpg", "p3", "srgb", "p3 curve per channel",
+      "srgb curve per channel",
+    ])
   func everyColourSameAsLibvips(_ source: String) throws {
+    let builtIn = String(source.prefix { $0 != " " })
     let profile =
       source.hasSuffix(".jpg")
       ? try #require(try VipsImage(file: Fixtures.photo(source)).iccProfile)
-      : try VipsImage.builtInICCProfile(source)
+      : source.hasSuffix("per channel")
+        ? try Self.curvePerChannel(VipsImage.builtInICCProfile(builtIn))
+        : try VipsImage.builtInICCProfile(source)
     let image = try Self.everyColour().embeddingICCProfile(profile)
     try Self.expectTakenAndSame("every colour through \(source)'s profile") { image }
   }
