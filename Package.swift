@@ -129,7 +129,7 @@ let package = Package(
       name: "PhotoModelsTests",
       dependencies: [
         "PhotoModels", "ImageCaching", "ImageProcessing", "ImageTables", "Vips", "TestFixtures",
-        "Locking",
+        "Locking", "WebLoading",
       ]),
     .testTarget(
       name: "ImageProcessingTests",

@@ -3,6 +3,7 @@ import ImageCaching
 import ImageTables
 import TestFixtures
 import Testing
+import WebLoading
 
 @testable import PhotoModels
 
@@ -11,12 +12,12 @@ import Testing
 /// (HTTPSourceLoader over libcurl).
 @Suite("URL photos from a web server", .timeLimit(.minutes(1)))
 struct URLPhotoServerTests {
-  static func makeCache() throws -> ImageCache {
+  static func makeCache(loader: StandardLoader = StandardLoader()) throws -> ImageCache {
     let format = try ImageFormat(
       name: "screen", family: "photo", width: 60, height: 40, style: .bgr32, pipeline: "fit")
     return try ImageCache(
       configuration: .init(
-        directory: try Fixtures.temporaryFolder(), formats: [format], loader: StandardLoader()))
+        directory: try Fixtures.temporaryFolder(), formats: [format], loader: loader))
   }
 
   /// The events of the photo's next load, up to its end.
@@ -79,7 +80,11 @@ struct URLPhotoServerTests {
   @Test func anUnloadMidDownloadClosesTheConnection() async throws {
     let server = try await onOwnThread { try MisbehavingServer.start() }
     defer { Thread.detachNewThread(server.stop) }  // stop waits: not on the shared pool
-    let cache = try Self.makeCache()
+    // The attempt's ceiling longer than the test may wait for a thread: in a CI run whose
+    // cooperative threads were busy for minutes, the first event came after the default
+    // 120 s ceiling had ended the first attempt and a retry had opened a second connection.
+    let cache = try Self.makeCache(
+      loader: StandardLoader(limits: HTTPLimits(requestTimeout: .seconds(900))))
     // A chunk a second for 10 minutes (never idle long enough for a timeout, however late
     // the events come): a download not stopped would outlive the time limit.
     let path = "slow.jpg?chunks=600&seconds=600"

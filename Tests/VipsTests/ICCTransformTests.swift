@@ -153,33 +153,37 @@ struct ICCTransformTests {
       "hubble.jpg", "rocket.jpg", "p3", "srgb", "p3 curve per channel",
       "srgb curve per channel",
     ])
-  func everyColourSameAsLibvips(_ source: String) throws {
-    let builtIn = String(source.prefix { $0 != " " })
-    let profile =
-      source.hasSuffix(".jpg")
-      ? try #require(try VipsImage(file: Fixtures.photo(source)).iccProfile)
-      : source.hasSuffix("per channel")
-        ? try Self.curvePerChannel(VipsImage.builtInICCProfile(builtIn))
-        : try VipsImage.builtInICCProfile(source)
-    let image = try Self.everyColour().embeddingICCProfile(profile)
-    try Self.expectTakenAndSame("every colour through \(source)'s profile") { image }
+  func everyColourSameAsLibvips(_ source: String) async throws {
+    try await ComputeExecutor.run {
+      let builtIn = String(source.prefix { $0 != " " })
+      let profile =
+        source.hasSuffix(".jpg")
+        ? try #require(try VipsImage(file: Fixtures.photo(source)).iccProfile)
+        : source.hasSuffix("per channel")
+          ? try Self.curvePerChannel(VipsImage.builtInICCProfile(builtIn))
+          : try VipsImage.builtInICCProfile(source)
+      let image = try Self.everyColour().embeddingICCProfile(profile)
+      try Self.expectTakenAndSame("every colour through \(source)'s profile") { image }
+    }
   }
 
   /// CMYK profiles go through lcms's 17-point grid computed node by node (CMYKGrid.c):
   /// libvips's bytes on every grid level (each node, on it and either side of it) and on
   /// random values, with a fifth band carried along.
   @Test("CMYK through the built-in CMYK profile: libvips's bytes on the grid and off it")
-  func cmykGridSameAsLibvips() throws {
-    let pixels = Self.cmykSamples()
-    let count = pixels.count / 4
-    let cmyk = try VipsImage(pixels: pixels, width: 1024, height: count / 1024, bands: 4)
-      .tagged(as: .cmyk).materialized()
-    let profile = try VipsImage.builtInICCProfile("cmyk")
-    try Self.expectTakenAndSame("CMYK samples") { try cmyk.embeddingICCProfile(profile) }
-    let withFifth = try cmyk.joiningBands(cmyk.extractingBands(1)).tagged(as: .cmyk)
-      .materialized()
-    try Self.expectTakenAndSame("CMYK samples with a fifth band") {
-      try withFifth.embeddingICCProfile(profile)
+  func cmykGridSameAsLibvips() async throws {
+    try await ComputeExecutor.run {
+      let pixels = Self.cmykSamples()
+      let count = pixels.count / 4
+      let cmyk = try VipsImage(pixels: pixels, width: 1024, height: count / 1024, bands: 4)
+        .tagged(as: .cmyk).materialized()
+      let profile = try VipsImage.builtInICCProfile("cmyk")
+      try Self.expectTakenAndSame("CMYK samples") { try cmyk.embeddingICCProfile(profile) }
+      let withFifth = try cmyk.joiningBands(cmyk.extractingBands(1)).tagged(as: .cmyk)
+        .materialized()
+      try Self.expectTakenAndSame("CMYK samples with a fifth band") {
+        try withFifth.embeddingICCProfile(profile)
+      }
     }
   }
 

@@ -124,16 +124,18 @@ struct ResampleKernelTests {
   @Test(
     "the vector kernels give the scalar loops' bytes for 1 to 4 bands",
     arguments: [1, 2, 3, 4])
-  func kernelsAgreeOnEdgesAndOddWidths(_ bands: Int) throws {
-    for width in [1, 2, 3, 5, 15, 16, 17, 31, 33, 47, 65, 129] {
-      for height in [1, 2, 3, 17, 40] {
-        let image = try VipsImage(
-          pixels: Self.pixels(
-            width: width, height: height, bands: bands, seed: UInt32(width * height)),
-          width: width, height: height, bands: bands
-        ).materialized()
-        for (h, v) in Self.scales {
-          try Self.expectKernelsAgree(image, h, v, "\(width)x\(height)x\(bands) at \(h)x\(v)")
+  func kernelsAgreeOnEdgesAndOddWidths(_ bands: Int) async throws {
+    try await ComputeExecutor.run {
+      for width in [1, 2, 3, 5, 15, 16, 17, 31, 33, 47, 65, 129] {
+        for height in [1, 2, 3, 17, 40] {
+          let image = try VipsImage(
+            pixels: Self.pixels(
+              width: width, height: height, bands: bands, seed: UInt32(width * height)),
+            width: width, height: height, bands: bands
+          ).materialized()
+          for (h, v) in Self.scales {
+            try Self.expectKernelsAgree(image, h, v, "\(width)x\(height)x\(bands) at \(h)x\(v)")
+          }
         }
       }
     }
@@ -141,51 +143,58 @@ struct ResampleKernelTests {
 
   /// Rows longer than the vertical kernels' 32-sample blocks, and boxes wide enough to
   /// read many groups of taps.
-  @Test func kernelsAgreeOnWideRowsAndLargeBoxes() throws {
-    for bands in [1, 2, 3, 4] {
-      let (width, height) = (1037, 211)
-      let image = try VipsImage(
-        pixels: Self.pixels(width: width, height: height, bands: bands, seed: 7),
-        width: width, height: height, bands: bands
-      ).materialized()
-      for (h, v) in [(0.26, 0.26), (0.011, 0.03), (64.0 / 211, 64.0 / 211), (0.9, 0.13)] {
-        try Self.expectKernelsAgree(image, h, v, "\(width)x\(height)x\(bands) at \(h)x\(v)")
+  @Test func kernelsAgreeOnWideRowsAndLargeBoxes() async throws {
+    try await ComputeExecutor.run {
+      for bands in [1, 2, 3, 4] {
+        let (width, height) = (1037, 211)
+        let image = try VipsImage(
+          pixels: Self.pixels(width: width, height: height, bands: bands, seed: 7),
+          width: width, height: height, bands: bands
+        ).materialized()
+        for (h, v) in [(0.26, 0.26), (0.011, 0.03), (64.0 / 211, 64.0 / 211), (0.9, 0.13)] {
+          try Self.expectKernelsAgree(image, h, v, "\(width)x\(height)x\(bands) at \(h)x\(v)")
+        }
       }
     }
   }
 
   @Test("the vector kernels give the scalar loops' bytes on every photo", arguments: Fixture.photos)
-  func kernelsAgreeOnPhotos(_ fixture: Fixture) throws {
-    var image = try InMemoryResizeTests.decoded(fixture)
-    if !image.hasAlpha {
-      image = try image.joiningBands(image.extractingBands(1)).materialized()
-    }
-    let short = Double(min(image.width, image.height))
-    for (h, v) in [
-      (256 / short, 256 / short), (64 / short, 64 / short), (0.9, 0.13),
-      (32 / Double(image.width), 32 / Double(image.height)),
-    ] where h <= 1 && v <= 1 {
-      try Self.expectKernelsAgree(image, h, v, "\(fixture) at \(h)x\(v)")
+  func kernelsAgreeOnPhotos(_ fixture: Fixture) async throws {
+    try await ComputeExecutor.run {
+      var image = try InMemoryResizeTests.decoded(fixture)
+      if !image.hasAlpha {
+        image = try image.joiningBands(image.extractingBands(1)).materialized()
+      }
+      let short = Double(min(image.width, image.height))
+      for (h, v) in [
+        (256 / short, 256 / short), (64 / short, 64 / short), (0.9, 0.13),
+        (32 / Double(image.width), 32 / Double(image.height)),
+      ] where h <= 1 && v <= 1 {
+        try Self.expectKernelsAgree(image, h, v, "\(fixture) at \(h)x\(v)")
+      }
     }
   }
 
   /// The vertical box kernel sums in 16 bits, so a box of more than 257 rows (255 x 257
   /// fits, 255 x 258 does not) must go to the scalar loops: a white image 1100 rows tall
   /// shrunk to one or two rows stays white, as libvips's own resize makes it.
-  @Test func aBoxTallerThanTheKernelsSumsHoldIsStillExact() throws {
-    for bands in [1, 3] {
-      for (height, v) in [(1100, 0.001), (1100, 0.002), (516, 1.0 / 258), (514, 1.0 / 257)] {
-        let white = [UInt8](repeating: 255, count: 32 * height * bands)
-        let image = try VipsImage(pixels: white, width: 32, height: height, bands: bands)
-          .materialized()
-        let label = "32x\(height)x\(bands) at 0.5x\(v)"
-        let ours = try #require(try image.resizedInMemory(scale: 0.5, verticalScale: v), "\(label)")
-        let bytes = try ours.writePixels()
-        #expect(!bytes.isEmpty && bytes.allSatisfy { $0 == 255 }, "\(label): \(bytes.prefix(8))")
-        #expect(
-          try bytes == image.resizedByLibvips(scale: 0.5, verticalScale: v).writePixels(),
-          "\(label)")
-        try Self.expectKernelsAgree(image, 0.5, v, label)
+  @Test func aBoxTallerThanTheKernelsSumsHoldIsStillExact() async throws {
+    try await ComputeExecutor.run {
+      for bands in [1, 3] {
+        for (height, v) in [(1100, 0.001), (1100, 0.002), (516, 1.0 / 258), (514, 1.0 / 257)] {
+          let white = [UInt8](repeating: 255, count: 32 * height * bands)
+          let image = try VipsImage(pixels: white, width: 32, height: height, bands: bands)
+            .materialized()
+          let label = "32x\(height)x\(bands) at 0.5x\(v)"
+          let ours = try #require(
+            try image.resizedInMemory(scale: 0.5, verticalScale: v), "\(label)")
+          let bytes = try ours.writePixels()
+          #expect(!bytes.isEmpty && bytes.allSatisfy { $0 == 255 }, "\(label): \(bytes.prefix(8))")
+          #expect(
+            try bytes == image.resizedByLibvips(scale: 0.5, verticalScale: v).writePixels(),
+            "\(label)")
+          try Self.expectKernelsAgree(image, 0.5, v, label)
+        }
       }
     }
   }

@@ -6,7 +6,10 @@ import WebLoading
 /// The limits on requests at once and cancellation, seen from the server's side: a
 /// ``HoldingServer`` holds every request until the test lets it go, so what it counts
 /// does not depend on timing. Each runs on ``TestExecutor``: its tasks must make progress
-/// while the server holds requests, whatever else blocks the cooperative threads.
+/// while the server holds requests, whatever else blocks the cooperative threads. Their
+/// unstructured tasks name the executor too: a `Task { }` does not take the preference of
+/// the task that makes it, and on a CI run whose cooperative threads were busy for over
+/// 100 s the download's task had not started when the test gave up waiting.
 @Suite struct ConcurrencyTests {
   /// The clients' idle and request timeouts here: a held request waits for the test,
   /// which in a full, parallel run on a loaded machine may wait long for a thread.
@@ -95,7 +98,7 @@ import WebLoading
         limits: HTTPLimits(idleTimeout: Self.patience, requestTimeout: Self.patience, retries: 0))
       let progress = ProgressLog()
       let url = server.url("held.jpg")
-      let download = Task {
+      let download = Task(executorPreference: TestExecutor.shared) {
         await failure { () async throws(HTTPError) in
           try await client.get(url, progress: progress.record)
         }
@@ -120,9 +123,11 @@ import WebLoading
       let client = HTTPClient(
         limits: HTTPLimits(
           idleTimeout: Self.patience, requestTimeout: Self.patience, connectionsPerHost: 1))
-      let first = Task { try await client.get(server.url("first.png")).body }
+      let first = Task(executorPreference: TestExecutor.shared) {
+        try await client.get(server.url("first.png")).body
+      }
       #expect(try await Self.wait(server) { $0.held == 1 })
-      let queued = Task {
+      let queued = Task(executorPreference: TestExecutor.shared) {
         await failure { () async throws(HTTPError) in
           try await client.get(server.url("queued.png"))
         }
