@@ -91,8 +91,13 @@ final class MappedFile: @unchecked Sendable {
   /// Writes `bytes` into the file at `offset` with `pwrite`, inside its length: the
   /// mapping sees them at once (one page cache), and no page of this process's mapping
   /// is touched, so none faults and none is zeroed first.
+  ///
+  /// The bound checked is the reservation, not `length`: another writer may be growing
+  /// the file under the table's lock meanwhile, and this write's slot was inside the
+  /// length when it was reserved (ThreadSanitizer saw the unlocked read of `length`).
   func write(_ bytes: UnsafeRawBufferPointer, at offset: Int) throws(ImageTableError) {
-    precondition(offset >= 0 && offset + bytes.count <= length, "a write past a table file's end")
+    precondition(
+      offset >= 0 && offset + bytes.count <= reservedLength, "a write past a table file's end")
     guard let base = bytes.baseAddress else { return }
     var done = 0
     while done < bytes.count {
