@@ -32,7 +32,7 @@ public enum HeaderProbe: Sendable, Equatable {
     try Vips.start()
     guard !prefix.isEmpty else { return .needMore }
     do {
-      _ = try InputCheck.bytes(prefix, name: name)
+      _ = try InputCheck.bytes(prefix, name: name, complete: false)
     } catch .notAnImage where prefix.count < signatureBytes {
       return .needMore
     }

@@ -2,7 +2,8 @@ import CVips
 import Foundation
 
 /// The checks made on untrusted input before libvips parses it: readable, not empty,
-/// and recognised by a loader that is allowed to run.
+/// recognised by a loader that is allowed to run, and (a PNG) no chunk longer than the
+/// file (``PNGChunkCheck``).
 enum InputCheck {
   static func file(_ path: String) throws(VipsError) {
     var isDirectory: ObjCBool = false
@@ -18,13 +19,23 @@ enum InputCheck {
     let size = (try? FileManager.default.attributesOfItem(atPath: path)[.size] as? Int) ?? 0
     guard size > 0 else { throw .empty(source: path) }
     try checkLoader(findLoader { vips_foreign_find_load(path) }, source: path)
+    if let chunk = PNGChunkCheck.overlongChunk(file: path) {
+      throw .truncated(source: path, message: chunk.reason)
+    }
   }
 
-  static func bytes(_ bytes: [UInt8], name: String) throws(VipsError) -> ByteBuffer {
+  /// Checks `bytes`, a whole file unless `complete` says they are only its first bytes
+  /// (a download's so far), whose chunks may go on past them.
+  static func bytes(_ bytes: [UInt8], name: String, complete: Bool = true) throws(VipsError)
+    -> ByteBuffer
+  {
     guard !bytes.isEmpty else { throw .empty(source: name) }
     let buffer = ByteBuffer(copying: bytes)
     try checkLoader(
       findLoader { vips_foreign_find_load_buffer(buffer.start, buffer.count) }, source: name)
+    if complete, let chunk = PNGChunkCheck.overlongChunk(in: bytes) {
+      throw .truncated(source: name, message: chunk.reason)
+    }
     return buffer
   }
 
