@@ -41,7 +41,14 @@ let package = Package(
       pkgConfig: "lcms2",
       providers: [.apt(["liblcms2-dev"])]
     ),
-    .target(name: "CVipsShim", dependencies: ["CVips", "CLCMS2"]),
+    // libjpeg, which libvips decodes JPEG with: the shim asks it which warning a decode
+    // raised (Sources/CVipsShim/JPEGScanCheck.c).
+    .systemLibrary(
+      name: "CJPEG",
+      pkgConfig: "libjpeg",
+      providers: [.apt(["libjpeg62-turbo-dev"])]
+    ),
+    .target(name: "CVipsShim", dependencies: ["CVips", "CLCMS2", "CJPEG"]),
     // A mutex ThreadSanitizer sees (pthread), for every lock of the library.
     .target(name: "Locking"),
     // libcurl, for the HTTP(S) client of URL sources (WebLoading).

@@ -6,7 +6,8 @@ enum FailOnOption {
   static let spec = CommandSpec.Option(
     "fail-on", value: "level",
     help: "How damaged a photo may be: none (draw what decodes), truncated (the default: "
-      + "refuse a file cut short, draw a JPEG missing only its end marker), error, or "
+      + "refuse a file cut short or a JPEG whose scan runs out of data, draw a JPEG "
+      + "missing only its end marker), error, or "
       + "warning (refuse any libvips warning).")
 
   /// The level given, else the default (``FailOn/truncated``).

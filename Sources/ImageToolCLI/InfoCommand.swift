@@ -83,9 +83,11 @@ public struct InfoCommand: Command {
   {
     let header = try VipsImage(file: path, limits: limits).header
     if decode {
-      // Shrink-on-load makes this cheap; a truncated or corrupt body fails here.
-      _ = try VipsImage.thumbnail(
-        file: path, width: 16, options: .init(limits: limits, failOn: failOn))
+      // The decode `apply` and a render make (shrink-on-load makes it cheap): a file cut
+      // short, or a JPEG whose scan runs out of data, fails here as it fails there.
+      _ = try VipsImage.decode(
+        bytes: FileBytes.read(path), name: path, limits: limits, failOn: failOn
+      ) { header in Double(max(header.displayWidth, header.displayHeight)) / 16 }
     }
     return Record(
       file: path, width: header.displayWidth, height: header.displayHeight, bands: header.bands,

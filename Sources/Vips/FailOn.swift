@@ -18,14 +18,17 @@ public enum FailOn: String, Sendable, CaseIterable, CustomStringConvertible {
   /// rest filled in by libjpeg, not the photo; libvips's warnings are only collected
   /// (``Vips/takeWarnings()``).
   case none
-  /// Refuse a file cut short (``VipsError/truncated(source:message:)``); a JPEG missing
-  /// only its EOI marker decodes. The default.
+  /// Refuse a file cut short (``VipsError/truncated(source:message:)``), and a JPEG whose
+  /// scan runs out of data whatever ends the file (an EOI marker appended after the cut,
+  /// a stray marker mid-scan, a header taller than the data: libjpeg would fill the rest
+  /// with grey); a JPEG missing only its EOI marker decodes. The default.
   case truncated
   /// As libvips's `error`: refuse a file cut short, a missing EOI marker included, and
   /// any error the loader reports.
   case error
   /// As libvips's `warning`: refuse a file the loader warns about at all (libjpeg's
-  /// "Corrupt JPEG data" for a stray marker, a missing EOI marker), the strictest.
+  /// "Corrupt JPEG data: 4 extraneous bytes before marker 0xda" for junk it skips, a
+  /// missing EOI marker), the strictest.
   case warning
 
   public var description: String { rawValue }

@@ -1,3 +1,4 @@
+import CVipsShim
 import Foundation
 
 /// Tells, from the bytes alone, whether a JPEG or PNG stops before its end marker.
@@ -35,6 +36,37 @@ enum TruncationCheck {
   /// The reason of a file judged cut short from its bytes, whatever libvips's shared
   /// error buffer holds.
   static let endsEarly = "the file ends before its end marker"
+
+  /// libjpeg's warning when a scan of `jpeg` runs out of data (it meets a marker or the
+  /// end of the file before its last block, and libjpeg fills the rest of the photo with
+  /// grey), nil when every scan is whole. An EOI marker after the cut does not make the
+  /// scan whole: a truncated JPEG with `FF D9` appended, a stray marker mid-scan, or a
+  /// header claiming more rows than the data holds all decode, with only this warning.
+  ///
+  /// It decodes the file again at 1/8 scale with libjpeg itself, which tells its warnings
+  /// apart (libvips puts their text in its one error buffer, shared by every thread): for
+  /// a decode that warned (``decodeWarned(_:)``) only.
+  static func scanRunsOut(jpeg bytes: [UInt8]) -> String? {
+    var message = [CChar](repeating: 0, count: 200)
+    let found = bytes.withUnsafeBytes { data in
+      cvips_jpeg_scan_runs_out(data.baseAddress, data.count, &message, message.count)
+    }
+    guard found == 1 else { return nil }
+    let text = String(decoding: message.prefix { $0 != 0 }.map(UInt8.init), as: UTF8.self)
+    return "libjpeg: \(text)"
+  }
+
+  /// Whether libvips's JPEG loader said, on this thread (``WarningLog/onThisThread(_:)``),
+  /// that the decode raised warnings ("read gave 1 warnings").
+  static func decodeWarned(_ warnings: [String]) -> Bool {
+    warnings.contains { $0.hasPrefix("read gave ") }
+  }
+
+  /// The reason given for a JPEG whose scan ran out of data (``scanRunsOut(jpeg:)``).
+  static func scanRanOutReason(_ warning: String) -> String {
+    "a scan runs out of data before the photo's last row (libjpeg would fill the rest "
+      + "with grey): \(warning)"
+  }
 
   /// JPEG's end-of-image marker, EOI.
   static let jpegEndMarker: [UInt8] = [0xFF, 0xD9]

@@ -54,6 +54,8 @@ extension VipsImage {
       let managed = keeps ? loaded : try loaded.toSRGB()
       return try managed.materializedOnThisThread()
     }
+    let decoded: VipsImage
+    let warnings: [String]
     do {
       if failOn == .truncated, TruncationCheck.lacksEndMarker(jpeg: bytes) {
         // No EOI: decode with the marker put back, refusing any warning, so that only a
@@ -64,10 +66,20 @@ extension VipsImage {
         }
         // Cut short: the file as it is fails with libvips's own reason.
       }
-      return (try load(storage, failOn.libvips), header, factor)
+      (decoded, warnings) = try WarningLog.onThisThread { () throws(VipsError) in
+        try load(storage, failOn.libvips)
+      }
     } catch {
       throw error.classified(
         truncated: TruncationCheck.isTruncated(bytes: bytes), operation: "load")
     }
+    // libvips's truncated level lets a scan that ran out pass with a warning (the file
+    // ends in an EOI marker all the same): refused unless the caller takes anything.
+    if failOn != .none, header.loader == "jpegload", TruncationCheck.decodeWarned(warnings),
+      let warning = TruncationCheck.scanRunsOut(jpeg: bytes)
+    {
+      throw .truncated(source: name, message: TruncationCheck.scanRanOutReason(warning))
+    }
+    return (decoded, header, factor)
   }
 }

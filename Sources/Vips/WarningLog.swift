@@ -1,4 +1,5 @@
 import CVips
+import CVipsShim
 import Locking
 
 /// Collects libvips's GLib warnings so that the library never writes to standard error.
@@ -15,6 +16,7 @@ enum WarningLog {
       "VIPS", GLogLevelFlags(rawValue: levels),
       { _, level, message, _ in
         guard let message, level.rawValue & G_LOG_LEVEL_WARNING.rawValue != 0 else { return }
+        _ = cvips_thread_warnings_offer(message)
         WarningLog.append(String(cString: message))
       }, nil)
   }
@@ -23,6 +25,27 @@ enum WarningLog {
     entries.withLock { entries in
       if entries.count == capacity { entries.removeFirst() }
       entries.append(message)
+    }
+  }
+
+  /// What `body` returns, and the warnings libvips raised on this thread while it ran:
+  /// a decode computed on this thread (``VipsImage/materializedOnThisThread()``) raises
+  /// its loader's warnings here, apart from other threads' decodes.
+  static func onThisThread<T>(_ body: () throws(VipsError) -> T) throws(VipsError) -> (
+    T, [String]
+  ) {
+    cvips_thread_warnings_begin()
+    func end() -> [String] {
+      guard let text = cvips_thread_warnings_end() else { return [] }
+      defer { g_free(text) }
+      return String(cString: text).split(separator: "\n").map(String.init)
+    }
+    do {
+      let result = try body()
+      return (result, end())
+    } catch {
+      _ = end()
+      throw error
     }
   }
 

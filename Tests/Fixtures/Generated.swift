@@ -30,7 +30,8 @@ public enum Generated {
 
   /// `hubble.jpg`, whole, with a stray restart marker (`FF D3`) in the middle of its
   /// scan: libjpeg decodes it with a warning ("Corrupt JPEG data: premature end of data
-  /// segment") and no error.
+  /// segment") and no error, every row below the marker flat grey (128): the scan ran out
+  /// of data there.
   public static func jpegWithStrayMarker(in folder: URL) throws -> String {
     let bytes = try Fixtures.bytes("hubble.jpg")
     let scan = bytes.indices.first { bytes[$0] == 0xFF && bytes[$0 + 1] == 0xDA }!
@@ -38,6 +39,26 @@ public enum Generated {
     while bytes[middle] == 0xFF || bytes[middle - 1] == 0xFF { middle += 1 }
     let damaged = Array(bytes[..<middle]) + [0xFF, 0xD3] + Array(bytes[middle...])
     return try file("hubble-stray-marker.jpg", bytes: damaged, in: folder)
+  }
+
+  /// `hubble.jpg` with 4 bytes of junk before its start-of-scan marker: libjpeg skips them
+  /// with a warning ("Corrupt JPEG data: 4 extraneous bytes before marker 0xda") and
+  /// decodes every pixel of the photo.
+  public static func jpegWithExtraneousBytes(in folder: URL) throws -> String {
+    let bytes = try Fixtures.bytes("hubble.jpg")
+    let scan = bytes.indices.first { bytes[$0] == 0xFF && bytes[$0 + 1] == 0xDA }!
+    let damaged = Array(bytes[..<scan]) + [0x00, 0x11, 0x22, 0x33] + Array(bytes[scan...])
+    return try file("hubble-extraneous-bytes.jpg", bytes: damaged, in: folder)
+  }
+
+  /// `bytes` (a JPEG) cut to its first `fraction` and ended with an EOI marker (`FF D9`)
+  /// all the same, as a tool that "repairs" a partial download leaves it.
+  public static func jpegCutWithEndMarker(
+    _ name: String, fraction: Double = 0.5, in folder: URL
+  ) throws -> String {
+    let bytes = try Fixtures.bytes(name)
+    let cut = Array(bytes.prefix(Int(Double(bytes.count) * fraction))) + [0xFF, 0xD9]
+    return try file("cut-with-eoi-\(name)", bytes: cut, in: folder)
   }
 
   /// A valid PNG of a few bytes whose header claims `width` x `height` RGB pixels.

@@ -78,13 +78,18 @@ struct FailOnCommandTests {
 
   @Test func applyWithFailOnWarningRefusesAJPEGLibjpegWarnsAbout() async throws {
     let folder = try Fixtures.temporaryFolder()
-    let path = try Generated.jpegWithStrayMarker(in: folder)
+    let path = try Generated.jpegWithExtraneousBytes(in: folder)
     let arguments = ["apply", "--pipeline", "fit", "--size", "32x32"]
     let out = folder.appendingPathComponent("out.png").path
     #expect(await runTool(arguments + [path, out]).status == 0)
     let strict = await runTool(arguments + ["--fail-on", "warning", path, out])
     #expect(strict.status == 1)
-    #expect(strict.err.first?.hasPrefix("imgtool: \(path): load failed: ") == true, "\(strict.err)")
+    // libjpeg's own words for the junk it skipped (libvips's message, for now).
+    #expect(
+      strict.err.first.map {
+        $0.hasPrefix("imgtool: \(path): ")
+          && $0.contains("Corrupt JPEG data: 4 extraneous bytes before marker 0xda")
+      } == true, "\(strict.err)")
   }
 
   /// `info` checks that the data decodes at the level given, as a render would.
@@ -106,6 +111,37 @@ struct FailOnCommandTests {
     #expect(none.out == ["\(cut): \(line)"])
     let strict = await runTool(["info", "--fail-on", "warning", withoutEOI])
     #expect(strict.status == 1)
+  }
+
+  /// A JPEG whose scan runs out of data before an EOI marker: `info`, `apply` and a render
+  /// refuse it by default, each naming the file once; `--fail-on none` draws it.
+  @Test func aScanThatRunsOutIsRefusedByEveryCommand() async throws {
+    let folder = try Fixtures.temporaryFolder()
+    let path = try Generated.jpegCutWithEndMarker("rocket.jpg", in: folder)
+    let reason =
+      "the image data ends early (truncated): a scan runs out of data before the photo's "
+      + "last row (libjpeg would fill the rest with grey): "
+      + "libjpeg: Corrupt JPEG data: premature end of data segment"
+    let info = await runTool(["info", path])
+    #expect(info.status == 1)
+    #expect(info.err == ["imgtool: \(path): \(reason)"])
+    let out = folder.appendingPathComponent("out.png").path
+    let apply = await runTool(["apply", "--pipeline", "fit", "--size", "32x32", path, out])
+    #expect(apply.status == 1)
+    #expect(apply.err == ["imgtool: \(path): \(reason)"])
+    #expect(!FileManager.default.fileExists(atPath: out))
+    let cache = folder.appendingPathComponent("cache").path
+    let render = await runTool([
+      "render", "--family", "avatar", "--quiet", "--cache", cache, path,
+      Paths.bundled("hubble.jpg"),
+    ])
+    #expect(render.status == 1)
+    // The summary names the failed photo once, and hubble.jpg is rendered.
+    #expect(render.out.contains("  failed: \(path): \(reason)"), "\(render.out)")
+    #expect(render.out.filter { $0.contains(path) }.count == 1, "\(render.out)")
+    #expect(render.out.first?.contains("1 rendered, 0 up to date, 1 failed") == true)
+    let lenient = await runTool(["info", "--fail-on", "none", path])
+    #expect(lenient.status == 0, "\(lenient.err)")
   }
 
   @Test func helpExplainsTheLevels() async throws {

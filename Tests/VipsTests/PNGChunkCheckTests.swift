@@ -85,8 +85,17 @@ struct PNGChunkCheckTests {
     let cut = Array(whole.prefix(whole.count / 2))
     #expect(PNGChunkCheck.overlongChunk(in: cut) == nil)
     let path = try Generated.file("cut.png", bytes: cut, in: Fixtures.temporaryFolder())
-    #expect(throws: VipsError.truncated(source: path, message: TruncationCheck.endsEarly)) {
+    // Truncated, and by the end-marker check or libvips's own words (libvips's one error
+    // buffer may hold other tests' messages too): never by a chunk's length.
+    do {
       _ = try VipsImage.thumbnail(file: path, width: 64, options: .init())
+      Issue.record("a PNG cut in half decoded")
+    } catch {
+      guard case .truncated(path, let message) = error else {
+        Issue.record("\(error)")
+        return
+      }
+      #expect(!message.contains("PNG chunk"), "\(message)")
     }
   }
 

@@ -199,6 +199,19 @@ int cvips_image_is_in_memory(VipsImage *image);
  * `mask` of its size, both in memory: the same bytes and header, as a memory image.
  * Returns 1 (and leaves *out NULL) when the images are not for this path. */
 int cvips_join_mask_in_memory(VipsImage *in, VipsImage *mask, VipsImage **out);
+/* JPEGScanCheck.c: 1 when a scan of the JPEG in `data` runs out of data before its last
+ * block (libjpeg's warning text into `message`), 0 when none does, -1 when libjpeg cannot
+ * read it at all. Decodes at 1/8 scale. */
+int cvips_jpeg_scan_runs_out(const void *data, size_t length, char *message,
+                             size_t message_size);
+
+/* ThreadWarnings.c: the warnings libvips raises on this thread between begin and end,
+ * one a line (g_free the text; NULL when there were none). The log handler offers each
+ * warning; it is kept only while this thread collects. */
+void cvips_thread_warnings_begin(void);
+int cvips_thread_warnings_offer(const char *message);
+char *cvips_thread_warnings_end(void);
+
 /* MemoryImage.c: a memory image with `in`'s header and metadata (as
  * vips_image_pipelinev gives them) whose pixels are allocated but not zeroed, freed with
  * the image: for pixels about to be written whole. NULL with libvips's error. */
