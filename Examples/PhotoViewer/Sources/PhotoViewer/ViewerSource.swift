@@ -36,12 +36,12 @@ enum ViewerSource: Equatable {
     note: (String) -> Void = { _ in }
   ) throws(ViewerError) -> ViewerSource {
     if let folder = options.folder {
-      let photos = URL(fileURLWithPath: folder).standardizedFileURL
+      let photos = folderURL(folder)
       guard isFolder(photos) else { throw .noFolder(path: folder) }
       guard let given = options.cache else {
         return .folder(photos, cache: defaultCache(folder: photos, environment: environment))
       }
-      let cache = URL(fileURLWithPath: given).standardizedFileURL
+      let cache = folderURL(given)
       guard !contains(photos, cache) else {
         throw .cacheInFolder(cache: given, folder: folder)
       }
@@ -49,7 +49,7 @@ enum ViewerSource: Equatable {
       return .folder(photos, cache: cache)
     }
     let path = options.cache ?? manifestCache.path
-    let cache = URL(fileURLWithPath: path).standardizedFileURL
+    let cache = folderURL(path)
     guard isFolder(cache) else { throw .noCache(path: path) }
     if holdsPhotos(cache), !holdsTables(cache) {
       let own = defaultCache(folder: cache, environment: environment)
@@ -78,7 +78,12 @@ enum ViewerSource: Equatable {
       folder.lastPathComponent.map { $0.isLetter || $0.isNumber || "._-".contains($0) ? $0 : "_" })
     let hash = String(Checksum.hash(path), radix: 16)
     let leaf = (name.isEmpty || name == "/" ? "root" : name) + "-" + hash
-    return base.appendingPathComponent("imgtool/photo-viewer").appendingPathComponent(leaf)
+    return folderURL(base.appendingPathComponent("imgtool/photo-viewer/" + leaf).path)
+  }
+
+  /// `path` as a folder's URL, `.` and `..` taken out (so two spellings compare equal).
+  static func folderURL(_ path: String) -> URL {
+    URL(fileURLWithPath: URL(fileURLWithPath: path).standardizedFileURL.path, isDirectory: true)
   }
 
   static func isFolder(_ url: URL) -> Bool {
