@@ -76,14 +76,15 @@ final class BackgroundRender {
     return (found.map(URL.init(fileURLWithPath:)), candidates)
   }
 
-  /// Starts the child; its output goes to this process's standard error as well (a
+  /// Starts the child; what it prints goes to this process's standard error as well (a
   /// person running the viewer from a terminal sees what the render said).
   func start() throws {
     process.executableURL = imgtool
     process.arguments = arguments
     let output = Pipe()
     process.standardError = output
-    process.standardOutput = FileHandle.nullDevice
+    // Its summary, for the terminal too.
+    process.standardOutput = FileHandle.standardError
     process.standardInput = FileHandle.nullDevice
     output.fileHandleForReading.readabilityHandler = { [weak self] handle in
       let data = handle.availableData
