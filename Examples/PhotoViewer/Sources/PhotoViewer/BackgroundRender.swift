@@ -83,8 +83,9 @@ final class BackgroundRender {
     process.arguments = arguments
     let output = Pipe()
     process.standardError = output
-    // Its summary, for the terminal too.
-    process.standardOutput = FileHandle.standardError
+    // Its summary says again what its lines said. (With the child's stdout on this
+    // process's stderr, the end of the error pipe never came: BackgroundRenderTests hung.)
+    process.standardOutput = FileHandle.nullDevice
     process.standardInput = FileHandle.nullDevice
     output.fileHandleForReading.readabilityHandler = { [weak self] handle in
       let data = handle.availableData
