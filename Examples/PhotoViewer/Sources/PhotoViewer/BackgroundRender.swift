@@ -42,6 +42,8 @@ final class BackgroundRender {
   /// Called on the main actor whenever `state` changes.
   var didChange: () -> Void = {}
   private let process = Process()
+  /// The child's standard error, kept for as long as its reader runs.
+  private let output = Pipe()
   private var pending = Data()
   private var progress = Progress()
   private var exited: Int32?
@@ -81,19 +83,12 @@ final class BackgroundRender {
   func start() throws {
     process.executableURL = imgtool
     process.arguments = arguments
-    let output = Pipe()
+    let output = self.output
     process.standardError = output
     // Its summary says again what its lines said. (With the child's stdout on this
     // process's stderr, the end of the error pipe never came: BackgroundRenderTests hung.)
     process.standardOutput = FileHandle.nullDevice
     process.standardInput = FileHandle.nullDevice
-    output.fileHandleForReading.readabilityHandler = { [weak self] handle in
-      let data = handle.availableData
-      // The main queue runs work in the order it was enqueued.
-      DispatchQueue.main.async {
-        MainActor.assumeIsolated { self?.received(data) }
-      }
-    }
     process.terminationHandler = { [weak self] process in
       let status = process.terminationStatus
       DispatchQueue.main.async {
@@ -101,6 +96,28 @@ final class BackgroundRender {
       }
     }
     try process.run()
+    // Its output is read on a thread of its own with blocking reads: a FileHandle's
+    // readabilityHandler (a dispatch source) crashed the viewer in libdispatch's event
+    // loop now and then as the child ended.
+    let reader = output.fileHandleForReading
+    let thread = Thread { [weak self] in
+      var buffer = [UInt8](repeating: 0, count: 1 << 16)
+      while true {
+        // What has come so far (FileHandle's reads wait for a whole count, or the end).
+        var count: Int
+        repeat {
+          count = read(reader.fileDescriptor, &buffer, buffer.count)
+        } while count < 0 && errno == EINTR
+        let data = Data(buffer[0..<max(0, count)])
+        // The main queue runs work in the order it was enqueued.
+        DispatchQueue.main.async {
+          MainActor.assumeIsolated { self?.received(data) }
+        }
+        if data.isEmpty { return }
+      }
+    }
+    thread.name = "imgtool render output"
+    thread.start()
   }
 
   /// Stops the render (the viewer is closing); the entries it committed stay, and the
