@@ -44,8 +44,7 @@ final class ViewerModel: PhotoScrubberDelegate {
   ) throws {
     let manifest = try Manifest.resolve(explicit: options.manifest)
     let source = try ViewerSource.resolve(
-      options, manifestCache: manifest.cacheDirectory(override: nil), environment: environment,
-      note: note)
+      options, environment: environment, note: note)
     try self.init(source: source, family: options.family, manifest: manifest)
   }
 

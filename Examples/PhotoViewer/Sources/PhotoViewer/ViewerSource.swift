@@ -21,8 +21,7 @@ enum ViewerSource: Equatable {
     "jpg", "jpeg", "png", "webp", "gif", "tif", "tiff", "heic", "heif", "avif", "jxl",
   ]
 
-  /// The source `options` ask for. `manifestCache` is the manifest's cache folder
-  /// (used when neither a folder nor `--cache` is given); `environment` gives
+  /// The source `options` ask for (a folder, `--cache`, or both); `environment` gives
   /// `XDG_CACHE_HOME` and `HOME`.
   ///
   /// - A folder: it must exist; its cache is `--cache` (which must be neither the
@@ -32,7 +31,7 @@ enum ViewerSource: Equatable {
   ///   all (the folder of photos given as the cache, the natural mistake), it is opened
   ///   as the folder it is, rendered into a cache of its own, and `note` says so.
   static func resolve(
-    _ options: ViewerOptions, manifestCache: URL, environment: [String: String],
+    _ options: ViewerOptions, environment: [String: String],
     note: (String) -> Void = { _ in }
   ) throws(ViewerError) -> ViewerSource {
     if let folder = options.folder {
@@ -48,7 +47,8 @@ enum ViewerSource: Equatable {
       if holdsPhotos(cache), !holdsTables(cache) { throw .cacheHoldsPhotos(cache: given) }
       return .folder(photos, cache: cache)
     }
-    let path = options.cache ?? manifestCache.path
+    // ViewerOptions asks for a folder or a cache.
+    guard let path = options.cache else { throw .usage("give a FOLDER of photos, or --cache DIR") }
     let cache = folderURL(path)
     guard isFolder(cache) else { throw .noCache(path: path) }
     if holdsPhotos(cache), !holdsTables(cache) {

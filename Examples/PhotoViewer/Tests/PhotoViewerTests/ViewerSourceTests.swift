@@ -18,15 +18,13 @@ func listing(_ folder: URL) -> [String] {
 }
 
 @Suite struct ViewerSourceTests {
-  let unused = URL(fileURLWithPath: "/nonexistent/imgtool-cache")
-
   func source(
     _ arguments: [String], environment: [String: String] = [:], note: (String) -> Void = { _ in }
   )
     throws -> ViewerSource
   {
     try ViewerSource.resolve(
-      ViewerOptions(arguments: arguments), manifestCache: unused, environment: environment,
+      ViewerOptions(arguments: arguments), environment: environment,
       note: note)
   }
 
