@@ -28,6 +28,7 @@ let package = Package(
         "CGtk", "CGtkShim",
         .product(name: "ImageTables", package: imageTool),
         .product(name: "ImageCaching", package: imageTool),
+        .product(name: "ImageProcessing", package: imageTool),
         .product(name: "PhotoModels", package: imageTool),
         .product(name: "ImageToolManifest", package: imageTool),
       ]),

@@ -14,9 +14,14 @@ gulong viewer_connect_key_pressed(GtkEventController *controller, ViewerKeyHandl
   return g_signal_connect(controller, "key-pressed", G_CALLBACK(handler), data);
 }
 
-gulong viewer_connect_point(GtkGesture *gesture, const char *signal, ViewerPointHandler handler,
+gulong viewer_connect_point(gpointer instance, const char *signal, ViewerPointHandler handler,
                             gpointer data) {
-  return g_signal_connect(gesture, signal, G_CALLBACK(handler), data);
+  return g_signal_connect(instance, signal, G_CALLBACK(handler), data);
+}
+
+gulong viewer_connect_scroll(GtkEventController *controller, ViewerScrollHandler handler,
+                             gpointer data) {
+  return g_signal_connect(controller, "scroll", G_CALLBACK(handler), data);
 }
 
 gulong viewer_connect_resize(GtkDrawingArea *area, ViewerResizeHandler handler, gpointer data) {
@@ -28,6 +33,18 @@ gboolean viewer_connect_low_memory(ViewerLowMemoryHandler handler, gpointer data
   if (monitor == NULL) return FALSE;
   g_signal_connect(monitor, "low-memory-warning", G_CALLBACK(handler), data);
   return TRUE;
+}
+
+void viewer_add_css(const char *css) {
+  GtkCssProvider *provider = gtk_css_provider_new();  // kept: the display holds it
+#if GTK_CHECK_VERSION(4, 12, 0)
+  gtk_css_provider_load_from_string(provider, css);
+#else
+  gtk_css_provider_load_from_data(provider, css, -1);
+#endif
+  gtk_style_context_add_provider_for_display(gdk_display_get_default(),
+                                             GTK_STYLE_PROVIDER(provider),
+                                             GTK_STYLE_PROVIDER_PRIORITY_APPLICATION);
 }
 
 void viewer_prefer_dark_theme(void) {

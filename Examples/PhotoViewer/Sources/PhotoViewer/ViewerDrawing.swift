@@ -7,23 +7,20 @@ import PhotoModels
 /// colours are `imgtool browse`'s.
 @MainActor
 enum ViewerDrawing {
-  /// Fills the page `width` by `height` points with black and draws `photo` centred,
-  /// shrunk to fit if it is larger, else pixel for pixel on a display of
-  /// `pixelsPerPoint` (as IDMPhotoBrowser's zooming view shows a small photo at 1:1).
+  /// Fills the page `width` by `height` points with black and draws `photo` where
+  /// `viewport` places it (fitted to the page, or zoomed and panned), scaled by Cairo
+  /// from the entry's own bytes, on a display of `pixelsPerPoint`.
   static func drawPage(
-    _ cr: OpaquePointer, photo: Bitmap?, width: Int, height: Int, pixelsPerPoint: Int
+    _ cr: OpaquePointer, photo: Bitmap?, viewport: PhotoViewport, width: Int, height: Int,
+    pixelsPerPoint: Int
   ) {
     cairo_set_source_rgb(cr, 0, 0, 0)
     cairo_paint(cr)
     guard let photo, photo.width > 0, photo.height > 0 else { return }
-    let scale = min(
-      1 / Double(max(1, pixelsPerPoint)), Double(width) / Double(photo.width),
-      Double(height) / Double(photo.height))
-    let drawn = (width: Double(photo.width) * scale, height: Double(photo.height) * scale)
-    draw(
-      photo, in: cr,
-      x: ((Double(width) - drawn.width) / 2).rounded(.down),
-      y: ((Double(height) - drawn.height) / 2).rounded(.down), scale: scale)
+    let placed = viewport.placement(
+      photoWidth: photo.width, photoHeight: photo.height, width: Double(width),
+      height: Double(height), pixelsPerPoint: Double(max(1, pixelsPerPoint)))
+    draw(photo, in: cr, x: placed.x, y: placed.y, scale: placed.scale)
   }
 
   /// Draws the scrubber view: its layout's container strip with a thumbnail in every

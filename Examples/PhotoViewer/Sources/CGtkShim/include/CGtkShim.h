@@ -18,10 +18,18 @@ typedef gboolean (*ViewerKeyHandler)(GtkEventControllerKey *controller, guint ke
 gulong viewer_connect_key_pressed(GtkEventController *controller, ViewerKeyHandler handler,
                                   gpointer data);
 
-/// GtkGestureDrag's "drag-begin" (start point) and "drag-update" (offset from it).
-typedef void (*ViewerPointHandler)(GtkGesture *gesture, double x, double y, gpointer data);
-gulong viewer_connect_point(GtkGesture *gesture, const char *signal, ViewerPointHandler handler,
+/// A signal whose handler takes two doubles: GtkGestureDrag's "drag-begin" (start
+/// point), "drag-update" and "drag-end" (offset from it), GtkEventControllerMotion's
+/// "motion" (the pointer).
+typedef void (*ViewerPointHandler)(gpointer instance, double x, double y, gpointer data);
+gulong viewer_connect_point(gpointer instance, const char *signal, ViewerPointHandler handler,
                             gpointer data);
+
+/// GtkEventControllerScroll's "scroll" (deltas; TRUE when handled).
+typedef gboolean (*ViewerScrollHandler)(GtkEventControllerScroll *controller, double dx,
+                                        double dy, gpointer data);
+gulong viewer_connect_scroll(GtkEventController *controller, ViewerScrollHandler handler,
+                             gpointer data);
 
 /// GtkDrawingArea's "resize".
 typedef void (*ViewerResizeHandler)(GtkDrawingArea *area, int width, int height, gpointer data);
@@ -32,6 +40,9 @@ gulong viewer_connect_resize(GtkDrawingArea *area, ViewerResizeHandler handler, 
 typedef void (*ViewerLowMemoryHandler)(GMemoryMonitor *monitor, GMemoryMonitorWarningLevel level,
                                        gpointer data);
 gboolean viewer_connect_low_memory(ViewerLowMemoryHandler handler, gpointer data);
+
+/// Adds `css` to the display's style, above the theme (GTK 4.12 renamed the call).
+void viewer_add_css(const char *css);
 
 /// Asks for the dark variant of the theme (g_object_set is variadic).
 void viewer_prefer_dark_theme(void);
