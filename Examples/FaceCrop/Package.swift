@@ -31,9 +31,21 @@ let package = Package(
         .linkedLibrary("opencv_core"),
       ]
     ),
+    // The tests' second detector, independent of the plugin's (OpenCV's other frontal
+    // cascade), to check the faces are in the avatars.
+    .target(
+      name: "IndependentDetector",
+      dependencies: ["LibVips"],
+      cxxSettings: [.unsafeFlags(["-isystem", "/usr/include/opencv4"])],
+      linkerSettings: [
+        .linkedLibrary("opencv_objdetect"), .linkedLibrary("opencv_imgproc"),
+        .linkedLibrary("opencv_core"),
+      ]
+    ),
     .testTarget(
       name: "FaceCropTests",
       dependencies: [
+        "IndependentDetector",
         .product(name: "ImageProcessing", package: "ImageTool"),
         .product(name: "ImageTables", package: "ImageTool"),
         .product(name: "Vips", package: "ImageTool"),

@@ -100,27 +100,37 @@ public struct Pipeline: Sendable {
   /// Runs every processor in turn. An error names the processor and the entity.
   ///
   /// `context.geometry` says where `image` comes from in the photo (nil: it is the
-  /// photo); it follows the image from step to step: a crop narrows it, a resample or
-  /// any step that changes the size ends it (later steps see plain pixels).
+  /// photo); it follows the image from step to step: a crop narrows it, a resample
+  /// ends it, and so does a step that hands back an image of its own making (a plugin,
+  /// a processor that is no ``SourceGeometryProcessor`` nor ``SameGeometryProcessor``):
+  /// later steps see that image's own pixels. A context that describes another image
+  /// than `image` (a processor running a pipeline on a cut-out it made) runs it
+  /// without that image's geometry and memo (``ProcessingContext/bound(to:)``).
   public func process(_ image: VipsImage, context: ProcessingContext) throws(ProcessingError)
     -> VipsImage
   {
     var current = image
-    var context = context
+    var context = context.bound(to: image)
     for processor in processors {
       do {
-        let input = (current.width, current.height)
-        current = try processor.process(current, context: context)
+        let input = current
+        current = try processor.process(input, context: context)
         if let geometry = context.geometry {
           if let planned = processor as? any SourceGeometryProcessor {
             switch planned.plan(geometry, context: context) {
             case .region(let region): context.geometry = region
             case .resample: context.geometry = nil
             }
-          } else if input != (current.width, current.height) {
+          } else if !current.isSameImage(as: input)
+            && (!(processor is any SameGeometryProcessor)
+              || (input.width, input.height) != (current.width, current.height))
+          {
             context.geometry = nil
           }
         }
+        // The geometry now describes the step's image (or is gone); the memo stays
+        // with the fill's formats, whatever a step drew.
+        context.describe(current)
       } catch let error as VipsError {
         throw .processorFailed(
           processor: processor.identifier, entityID: context.entityID, reason: error.reason)

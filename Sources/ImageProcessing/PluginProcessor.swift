@@ -42,7 +42,9 @@ final class PluginProcessor: ImageProcessor, @unchecked Sendable {
     var error = [CChar](repeating: 0, count: 512)
     var output: UnsafeMutableRawPointer? = nil
     // Outside a fill, the memo lives for this call; the host's processors share it.
-    var shared = context
+    // The context is about this call's input: a pipeline the plugin runs on another
+    // image (a cut-out) gets that image's own geometry (Pipeline.process).
+    var shared = context.bound(to: image)
     shared.memo = context.memo ?? ProcessingMemo()
     let services = PluginServices(image: image, context: shared, registry: registry)
     let status = withExtendedLifetime(services) {

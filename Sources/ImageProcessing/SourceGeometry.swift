@@ -64,3 +64,10 @@ public protocol SourceGeometryProcessor: ImageProcessor {
   /// What this step does to `geometry`, without pixels.
   func plan(_ geometry: SourceGeometry, context: ProcessingContext) -> GeometryStep
 }
+
+/// A processor whose image shows the same part of the photo as the image it was given,
+/// on the same pixels (a colour change, a blur, a mask): the geometry goes through it
+/// unchanged. After any other processor that hands back an image of its own making (a
+/// plugin, a rotation, a composite), the pipeline's later steps see that image's own
+/// pixels (``ProcessingContext/geometry(of:)``).
+public protocol SameGeometryProcessor: ImageProcessor {}

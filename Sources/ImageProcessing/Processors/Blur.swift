@@ -3,7 +3,7 @@ import Vips
 extension ImageProcessors {
   /// A gaussian blur of `sigma` points. Colour is blurred premultiplied by alpha, so
   /// transparent pixels do not bleed into the edges.
-  public struct Blur: ImageProcessor {
+  public struct Blur: SameGeometryProcessor {
     public static let definition = ProcessorDefinition(
       name: "blur", summary: "Gaussian blur of a sigma in points.",
       parameters: [

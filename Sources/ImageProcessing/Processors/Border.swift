@@ -3,7 +3,7 @@ import Vips
 extension ImageProcessors {
   /// Draws a border `width` points wide inside the edge, in `color`; it follows the
   /// outline of an earlier `circle` or `roundedCorners`.
-  public struct Border: ImageProcessor {
+  public struct Border: SameGeometryProcessor {
     public static let definition = ProcessorDefinition(
       name: "border", summary: "Draw a border inside the edge, following circle or corners.",
       parameters: [

@@ -4,7 +4,7 @@ extension ImageProcessors {
   /// Cuts the largest centred disc out of the image: transparent outside, with an
   /// anti-aliased edge. Opaque styles show the background there. A later `border`
   /// follows the circle.
-  public struct Circle: ImageProcessor {
+  public struct Circle: SameGeometryProcessor {
     public static let definition = ProcessorDefinition(
       name: "circle", summary: "Cut a centred disc with an anti-aliased edge."
     ) { Circle(arguments: $0) }

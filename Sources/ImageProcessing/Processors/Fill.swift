@@ -65,7 +65,10 @@ extension ImageProcessors {
           height: max(1, min(image.height, Int((Double(image.width) / aspect).rounded())))
         )
         let key = "fill.attention:\(window.width)x\(window.height)"
-        let found = try (context.memo ?? ProcessingMemo()).value(key) {
+        // The memo holds analyses of the image the context describes, not of another
+        // (a cut-out a processor made and fills).
+        let memo = context.describes(image) ? context.memo : nil
+        let found = try (memo ?? ProcessingMemo()).value(key) {
           let point = try image.managedAttentionCentre(
             width: window.width, height: window.height)
           return [Double(point.x) / Double(image.width), Double(point.y) / Double(image.height)]

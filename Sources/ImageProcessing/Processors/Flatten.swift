@@ -2,7 +2,7 @@ import Vips
 
 extension ImageProcessors {
   /// Blends any transparency onto `color`, leaving an opaque image.
-  public struct Flatten: ImageProcessor {
+  public struct Flatten: SameGeometryProcessor {
     public static let definition = ProcessorDefinition(
       name: "flatten", summary: "Blend transparency onto a colour.",
       parameters: [

@@ -2,7 +2,7 @@ import Vips
 
 extension ImageProcessors {
   /// Turns the image to luminance (alpha kept).
-  public struct Grayscale: ImageProcessor {
+  public struct Grayscale: SameGeometryProcessor {
     public static let definition = ProcessorDefinition(
       name: "grayscale", summary: "Turn to shades of grey (alpha kept)."
     ) { Grayscale(arguments: $0) }

@@ -3,7 +3,7 @@ import Vips
 extension ImageProcessors {
   /// Rounds the corners by `radius` points, transparent outside, anti-aliased. A later
   /// `border` follows the corners.
-  public struct RoundedCorners: ImageProcessor {
+  public struct RoundedCorners: SameGeometryProcessor {
     public static let definition = ProcessorDefinition(
       name: "roundedCorners", summary: "Round the corners by a radius in points.",
       parameters: [

@@ -2,7 +2,7 @@ import Vips
 
 extension ImageProcessors {
   /// Sharpens with libvips's unsharp mask on lightness; `sigma` in points.
-  public struct Sharpen: ImageProcessor {
+  public struct Sharpen: SameGeometryProcessor {
     public static let definition = ProcessorDefinition(
       name: "sharpen", summary: "Sharpen edges (unsharp mask on lightness).",
       parameters: [

@@ -86,7 +86,12 @@ typedef struct ImageToolContext {
   /* Runs a pipeline of the host's processors (a spec such as "fill(crop: centre)") on
    * `input` (borrowed; any image, such as a crop of this call's input) for this same
    * context; sets *output to a new image (one reference, which the caller takes) and
-   * returns 0, or returns non-zero with a message in `error`. */
+   * returns 0, or returns non-zero with a message in `error`. Given this call's own
+   * input, the host's processors work in the photo's coordinates (the family's decode
+   * may be shrunk on load), exactly as the built-ins in the format's pipeline would;
+   * given any other image (a cut-out, a rotation, a composite the plugin made), they
+   * take that image as the whole photo, pixel for pixel, and the fill's memo is not
+   * theirs for it: a "fill" covers the format with the cut-out, unstretched. */
   int32_t (*run_pipeline)(void *host_state, const char *spec, void *input, void **output,
                           char *error, size_t error_size);
 } ImageToolContext;

@@ -10,7 +10,7 @@
 namespace facecrop {
 
 const char *const faceCascadePath = "/usr/share/opencv4/haarcascades/haarcascade_frontalface_alt2.xml";
-const char *const faceDetectorName = "opencv-haar-alt2(scale: 1.1, neighbours: 4, minimum: 12)";
+const char *const faceDetectorName = "opencv-haar-alt2(scale: 1.1, neighbours: 4, minimum: 12, grey: 512 or 256 short)";
 
 namespace {
 

@@ -17,7 +17,7 @@ namespace facecrop {
 namespace {
 
 struct FaceFillState {
-  double padding = 0.4;
+  double padding = 0.2;
   std::string fallback = "attention";
 };
 
@@ -27,8 +27,8 @@ void writeError(char *error, size_t size, const std::string &message) {
 }
 
 const ImageToolParameter parameters[] = {
-    {"padding", "number", "0.4", 0, 4,
-     "How much room around each face, in multiples of its size on every side."},
+    {"padding", "number", "0.2", 0, 4,
+     "How much room around each head (hair to chin), in multiples of its size on every side."},
     {"fallback", "choice:attention|centre|entropy", "attention", 0, 0,
      "The crop of a photo without a face, as fill(crop: ...) makes it."},
 };
@@ -99,7 +99,7 @@ int32_t process(void *rawState, void *rawInput, void **output, const ImageToolCo
 const ImageToolProcessorDefinition &faceFillDefinition() {
   static const ImageToolProcessorDefinition definition = {
       "faceFill",
-      1,
+      2,
       "Cover the format's size with a window on the faces (OpenCV), else fall back to fill "
       "(a plugin: Examples/FaceCrop).",
       parameters,

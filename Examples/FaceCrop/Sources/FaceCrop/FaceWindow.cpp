@@ -16,9 +16,18 @@ struct Edges {
     return {std::min(left, other.left), std::min(top, other.top), std::max(right, other.right),
             std::max(bottom, other.bottom)};
   }
+  Edges clipped(const Edges &frame) const {
+    return {std::max(left, frame.left), std::max(top, frame.top), std::min(right, frame.right),
+            std::min(bottom, frame.bottom)};
+  }
 };
 
 }  // namespace
+
+Head headOf(const FaceBox &face) {
+  return {face.left - headSides * face.width, face.top - headAbove * face.height,
+          face.width * (1 + 2 * headSides), face.height * (1 + headAbove + headBelow)};
+}
 
 PixelWindow faceWindow(const std::vector<FaceBox> &faces, int imageWidth, int imageHeight,
                        int targetWidth, int targetHeight, double padding) {
@@ -26,33 +35,35 @@ PixelWindow faceWindow(const std::vector<FaceBox> &faces, int imageWidth, int im
   // The largest window of the target's shape inside the photo.
   const double largestWidth = std::min(double(imageWidth), imageHeight * aspect);
   const double largestHeight = largestWidth / aspect;
+  const Edges photo{0, 0, double(imageWidth), double(imageHeight)};
 
   struct Face {
-    Edges box, grown;
+    double area;
+    Edges grown;
     size_t order;
   };
   std::vector<Face> pixels;
   for (const FaceBox &face : faces) {
-    Edges box{face.left * imageWidth, face.top * imageHeight, (face.left + face.width) * imageWidth,
-              (face.top + face.height) * imageHeight};
+    const Head head = headOf(face);
+    const Edges box{head.left * imageWidth, head.top * imageHeight,
+                    (head.left + head.width) * imageWidth, (head.top + head.height) * imageHeight};
     const double dx = padding * box.width(), dy = padding * box.height();
-    pixels.push_back({box, {box.left - dx, box.top - dy, box.right + dx, box.bottom + dy}, pixels.size()});
+    // The head and its margin, as much of it as the photo has.
+    const Edges grown =
+        Edges{box.left - dx, box.top - dy, box.right + dx, box.bottom + dy}.clipped(photo);
+    pixels.push_back({face.width * face.height, grown, pixels.size()});
   }
   // Largest first; equal sizes keep their left-to-right order.
   std::sort(pixels.begin(), pixels.end(), [](const Face &a, const Face &b) {
-    const double areaA = a.box.width() * a.box.height(), areaB = b.box.width() * b.box.height();
-    return areaA != areaB ? areaA > areaB : a.order < b.order;
+    return a.area != b.area ? a.area > b.area : a.order < b.order;
   });
-  Edges kept = pixels.front().box, keptGrown = pixels.front().grown;
+  Edges kept = pixels.front().grown;
   for (size_t index = 1; index < pixels.size(); index++) {
-    const Edges grown = keptGrown.joined(pixels[index].grown);
-    if (grown.width() <= largestWidth && grown.height() <= largestHeight) {
-      kept = kept.joined(pixels[index].box);
-      keptGrown = grown;
-    }
+    const Edges joined = kept.joined(pixels[index].grown);
+    if (joined.width() <= largestWidth && joined.height() <= largestHeight) kept = joined;
   }
 
-  double width = std::max(keptGrown.width(), keptGrown.height() * aspect);
+  double width = std::max(kept.width(), kept.height() * aspect);
   width = std::max(width, double(targetWidth));  // never enlarge
   width = std::min(width, largestWidth);          // clamped to the photo
   const double height = width / aspect;

@@ -1,5 +1,7 @@
 #include "GreyCopy.hpp"
 
+#include <algorithm>
+#include <cmath>
 #include <stdexcept>
 #include <string>
 
@@ -24,12 +26,18 @@ struct Owned {
 
 }  // namespace
 
+int GreyCopy::longSideFor(int width, int height) {
+  const int longer = std::max(width, height), shorter = std::max(1, std::min(width, height));
+  const double wide = double(shortSide) * longer / shorter;
+  return std::clamp(int(std::lround(wide)), longSide, longestSide);
+}
+
 GreyCopy GreyCopy::of(VipsImage *image) {
   Owned owned;
   VipsImage *&small = owned.images[0], *&grey = owned.images[1], *&band = owned.images[2],
             *&bytes = owned.images[3];
-  if (vips_thumbnail_image(image, &small, longSide, "height", longSide, "size", VIPS_SIZE_DOWN,
-                           nullptr))
+  const int side = longSideFor(vips_image_get_width(image), vips_image_get_height(image));
+  if (vips_thumbnail_image(image, &small, side, "height", side, "size", VIPS_SIZE_DOWN, nullptr))
     fail("thumbnail");
   if (vips_colourspace(small, &grey, VIPS_INTERPRETATION_B_W, nullptr)) fail("colourspace");
   if (vips_extract_band(grey, &band, 0, nullptr)) fail("extract_band");

@@ -4,6 +4,7 @@
 
 #include "FaceFill.hpp"
 #include "FaceFinding.hpp"
+#include "FaceWindow.hpp"
 
 #include <opencv2/core/utility.hpp>
 #include <vips/vips.h>
@@ -37,6 +38,28 @@ extern "C" int32_t facecrop_detect_faces(void *image, double *boxes, int32_t cap
       boxes[4 * index + 3] = faces[index].height;
     }
     return int32_t(faces.size());
+  } catch (const std::exception &failure) {
+    if (error && error_size > 0) std::snprintf(error, error_size, "%s", failure.what());
+    return -1;
+  }
+}
+
+extern "C" int32_t facecrop_face_window(void *image, int32_t target_width, int32_t target_height,
+                                        double padding, int32_t *window, char *error,
+                                        size_t error_size) {
+  if (!image || !window || target_width <= 0 || target_height <= 0) return -1;
+  try {
+    auto *input = static_cast<VipsImage *>(image);
+    const auto faces = facecrop::findFaces(input);
+    if (faces.empty()) return 0;
+    const facecrop::PixelWindow found =
+        facecrop::faceWindow(faces, vips_image_get_width(input), vips_image_get_height(input),
+                             target_width, target_height, padding);
+    window[0] = found.left;
+    window[1] = found.top;
+    window[2] = found.width;
+    window[3] = found.height;
+    return 1;
   } catch (const std::exception &failure) {
     if (error && error_size > 0) std::snprintf(error, error_size, "%s", failure.what());
     return -1;

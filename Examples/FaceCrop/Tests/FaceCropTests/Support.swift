@@ -8,6 +8,11 @@ enum FaceCropPlugin {
   static let path = URL(fileURLWithPath: CommandLine.arguments[0])
     .deletingLastPathComponent().appendingPathComponent("libFaceCrop.so").path
 
+  /// One registry with the plugin loaded, for the tests that need no registry of their own.
+  static let sharedRegistry: ProcessorRegistry = {
+    do { return try registry() } catch { fatalError("\(error)") }
+  }()
+
   /// A registry with the built-ins and the plugin's faceFill.
   static func registry() throws -> ProcessorRegistry {
     let registry = ProcessorRegistry.withBuiltIns()
@@ -43,6 +48,35 @@ enum FaceCropPlugin {
   }
 }
 
+extension FaceCropPlugin {
+  typealias FaceWindow =
+    @convention(c) (
+      UnsafeMutableRawPointer?, Int32, Int32, Double, UnsafeMutablePointer<Int32>?,
+      UnsafeMutablePointer<CChar>?, Int
+    ) -> Int32
+
+  /// faceFill's window in `image` for a `width` x `height` format
+  /// (`facecrop_face_window`), in the image's pixels; nil when there is no face.
+  static func window(in image: VipsImage, width: Int, height: Int, padding: Double = 0.2) throws
+    -> (left: Int, top: Int, width: Int, height: Int)?
+  {
+    guard let library = dlopen(path, RTLD_NOW | RTLD_LOCAL),
+      let symbol = dlsym(library, "facecrop_face_window")
+    else { throw PluginProblem("cannot load \(path): build it with swift build --build-tests") }
+    let find = unsafeBitCast(symbol, to: FaceWindow.self)
+    var window = [Int32](repeating: 0, count: 4)
+    var error = [CChar](repeating: 0, count: 512)
+    let found = image.withUnsafeVipsImagePointer {
+      find($0, Int32(width), Int32(height), padding, &window, &error, error.count)
+    }
+    guard found >= 0 else {
+      throw PluginProblem(
+        String(decoding: error.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self))
+    }
+    return found == 0 ? nil : (Int(window[0]), Int(window[1]), Int(window[2]), Int(window[3]))
+  }
+}
+
 struct PluginProblem: Error, CustomStringConvertible {
   let description: String
   init(_ description: String) { self.description = description }
@@ -53,6 +87,9 @@ enum Photos {
   static let folder = URL(fileURLWithPath: #filePath)
     .deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
     .deletingLastPathComponent().appendingPathComponent("Photos")
+
+  /// Examples/, which holds the sample photos (Photos) and this package (FaceCrop).
+  static var examples: URL { folder.deletingLastPathComponent() }
 
   /// A sample photo, decoded upright in sRGB as a fill decodes it, covering `box`.
   static func decoded(_ name: String, covering box: Int = 256) throws -> VipsImage {
