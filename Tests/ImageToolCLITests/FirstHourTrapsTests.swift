@@ -245,4 +245,29 @@ struct FirstHourTrapsTests {
     #expect(
       render.err.first == "imgtool: \(path): backgrund: unknown field; did you mean 'background'?")
   }
+
+  // MARK: Error lines
+
+  /// libvips starts each line of its message with the file's name; the error line says
+  /// it once, in front (a HEIC cut short named it three times).
+  @Test func anErrorLineNamesTheFileOnce() async throws {
+    let work = try Fixtures.temporaryFolder()
+    let cut = work.appendingPathComponent("cut.heic").path
+    let whole = try Data(contentsOf: URL(fileURLWithPath: Fixtures.path("chelsea.heic")))
+    try whole.prefix(4000).write(to: URL(fileURLWithPath: cut))
+    let result = await runTool(["info", cut])
+    #expect(result.status == 1)
+    let line = try #require(result.err.first)
+    #expect(line.hasPrefix("imgtool: \(cut): the image data ends early (truncated): "), "\(line)")
+    #expect(line.components(separatedBy: cut).count == 2, "\(line)")
+    #expect(line.contains("bad seek to "), "\(line)")
+    // A save's message, as libvips words it, names the file once too.
+    let save = VipsError.operationFailed(
+      operation: "pngsave", source: "out/x.png",
+      message: "out/x.png: unable to open for write; unix error: No such file or directory")
+    #expect(
+      save.description
+        == "out/x.png: pngsave failed: unable to open for write; unix error: No such file or "
+        + "directory")
+  }
 }
