@@ -166,9 +166,10 @@ public struct RenderCommand: Command {
       for problem in found.problems {
         console.err("imgtool: render: \(problem.path): \(problem.error)")
       }
+      let given = arguments.positionals + (arguments.value("urls").map { ["--urls \($0)"] } ?? [])
       console.err(
-        "imgtool: render: no photo to render in "
-          + arguments.positionals.joined(separator: ", ") + "; nothing was written")
+        "imgtool: render: no photo to render in " + given.joined(separator: ", ")
+          + "; nothing was written")
       return ExitCode.failure
     }
     if let sheet = arguments.value("sheet") {
