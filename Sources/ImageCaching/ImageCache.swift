@@ -66,15 +66,19 @@ public final class ImageCache: Sendable {
     for format in configuration.formats where !names.insert(format.name).inserted {
       throw .duplicateFormat(format.name)
     }
-    for format in configuration.formats {
-      guard format.isKept(for: configuration.device) else { continue }
-      let pipeline: Pipeline
+    // Every pipeline is built before any table is opened: a refused configuration
+    // (a bad pipeline in its last format) creates no table of the others.
+    let kept = configuration.formats.filter { $0.isKept(for: configuration.device) }
+    for format in kept {
       do {
-        pipeline = try configuration.registry.pipeline(
+        pipelines[format.name] = try configuration.registry.pipeline(
           format.pipeline.isEmpty ? "fit" : format.pipeline)
       } catch {
         throw .invalidPipeline(format: format.name, error: error)
       }
+    }
+    for format in kept {
+      guard let pipeline = pipelines[format.name] else { continue }
       do {
         tables[format.name] = try ImageTable(
           format: format, processorIdentifiers: pipeline.identifiers,
@@ -87,7 +91,6 @@ public final class ImageCache: Sendable {
         throw .table(format: format.name, error: error)
       }
       formats[format.name] = format
-      pipelines[format.name] = pipeline
     }
     self.formats = formats
     self.tables = tables

@@ -67,6 +67,7 @@ public struct ApplyCommand: Command {
         option: "<output>", value: output, reason: "the name must end in .png, .jpg, .jpeg or .webp"
       )
     }
+    try OutputFile.check(output)
     try CacheOptions.loadManifestPlugins(arguments, context: context)
     let pipeline: Pipeline
     do {

@@ -57,6 +57,7 @@ public struct BrowseCommand: Command {
       return url
     }
     let atProgress = try Self.fraction(arguments.value("at-progress"), urls: urls)
+    try OutputFile.check(output, option: "--out")
     // Only reads: the family's tables open read-only, with no lock, so a browse works on
     // a read-only cache and beside a render.
     let manifest = try CacheOptions.manifest(arguments)

@@ -2,6 +2,7 @@ import Foundation
 import ImageCaching
 import ImageProcessing
 import ImageTables
+import ImageToolManifest
 import Vips
 
 /// `imgtool export --format NAME --entity ID OUT.png`: one entry, as an image file.
@@ -43,6 +44,7 @@ public struct ExportCommand: Command {
     guard let entity = arguments.value("entity") else {
       throw CommandLineError.missingOption(option: "--entity", valueName: "id")
     }
+    try OutputFile.check(arguments.positionals[0])
     let table = try CacheTables.existing(format: format, arguments)
     let entries = table.entries()
     guard let entry = entries.last(where: { $0.entityID == entity }),
@@ -86,23 +88,20 @@ public struct SheetCommand: Command {
   )
 
   public func run(_ arguments: ParsedArguments, context: CommandContext) async throws -> Int32 {
-    var names: [String] = []
     if arguments.value("format") != nil, arguments.value("family") != nil {
       throw CommandLineError.conflictingOptions("--format", "--family")
     }
-    if let format = arguments.value("format") { names = [format] }
-    if let family = arguments.value("family") {
-      names = try CacheOptions.manifest(arguments).formats(family: family).map(\.name)
-      guard !names.isEmpty else {
-        throw CommandLineError.invalidValue(
-          option: "--family", value: family, reason: "no such family")
-      }
-    }
-    guard !names.isEmpty else {
+    let tables: [(String, ImageTable)]
+    if let format = arguments.value("format") {
+      tables = [(format, try CacheTables.existing(format: format, arguments))]
+    } else if let family = arguments.value("family") {
+      tables = try CacheTables.existing(family: family, arguments)
+    } else {
       throw CommandLineError.missingOneOf("--format <name>", "--family <name>")
     }
-    let tables = try names.map { ($0, try CacheTables.existing(format: $0, arguments)) }
+    let names = tables.map(\.0)
     let output = arguments.positionals[0]
+    try OutputFile.check(output)
     guard let sheet = try ContactSheet.make(tables) else {
       context.console.err("imgtool: \(names.joined(separator: ", ")): no entries; nothing written")
       return ExitCode.failure
@@ -126,10 +125,61 @@ enum CacheTables {
     }
     let path = ImageTable.paths(formatName: format, directory: directory).table
     guard FileManager.default.fileExists(atPath: path) else {
+      // A table of a format the manifest does not have (another manifest's) is read
+      // all the same; without one, a name it does not have is a mistake, not unrendered.
+      guard manifest.formats.contains(where: { $0.name == format }) else {
+        throw CommandLineError.invalidValue(
+          option: "--format", value: format, reason: unknownFormat(format, in: manifest))
+      }
       throw CommandLineError.invalidValue(
         option: "--format", value: format,
-        reason: "no table for it in \(directory.path); render first")
+        reason: "no table for it in \(directory.path); render its family first")
     }
     return try ImageTable(existingTableAt: path)
+  }
+
+  /// Why `format` is not one of `manifest`'s: the formats of the family its name starts
+  /// with (`avatar.huge`: avatar's), else every format, else the closest name.
+  static func unknownFormat(_ format: String, in manifest: Manifest) -> String {
+    let family = format.split(separator: ".").first.map(String.init) ?? format
+    let formats = manifest.formats(family: family).map(\.name)
+    if !formats.isEmpty {
+      return "no such format in \(Self.name(of: manifest)); family '\(family)' has: "
+        + formats.joined(separator: ", ")
+    }
+    return "no such format in \(Self.name(of: manifest)), which has: "
+      + manifest.formats.map(\.name).joined(separator: ", ")
+  }
+
+  /// How a message names the manifest: its file, or "the built-in manifest".
+  static func name(of manifest: Manifest) -> String {
+    manifest.origin == Manifest.builtIn.origin ? "the built-in manifest" : manifest.origin
+  }
+
+  /// Every table of `family`, read-only; a family with none yet is named with the
+  /// render that makes them.
+  static func existing(family: String, _ arguments: ParsedArguments) throws -> [(
+    String, ImageTable
+  )] {
+    let manifest = try CacheOptions.manifest(arguments)
+    let names = manifest.formats(family: family).map(\.name)
+    guard !names.isEmpty else {
+      throw CommandLineError.invalidValue(
+        option: "--family", value: family,
+        reason: "\(manifest.origin) has the families: \(manifest.families.joined(separator: ", "))")
+    }
+    let directory = CacheOptions.directory(arguments, manifest: manifest)
+    let missing = names.filter {
+      !FileManager.default.fileExists(
+        atPath: ImageTable.paths(formatName: $0, directory: directory).table)
+    }
+    guard missing.isEmpty else {
+      throw CommandLineError.invalidValue(
+        option: "--family", value: family,
+        reason: "\(directory.path) holds no table for "
+          + (missing.count == names.count ? "it" : missing.joined(separator: ", "))
+          + " yet; render it first: imgtool render --family \(family) <photos>")
+    }
+    return try names.map { ($0, try existing(format: $0, arguments)) }
   }
 }

@@ -33,13 +33,15 @@ public struct ManifestCommand: Command {
       throw CommandLineError.conflictingOptions("--check", "--manifest")
     }
     let manifest: Manifest
+    var problems: [String]
     do {
-      manifest = try Manifest.load(path: path)
+      let read = try Manifest.read(path: path)
+      manifest = read.manifest
+      problems = read.problems.map { "\($0)" }
     } catch {
       context.console.err("imgtool: \(error)")
       return ExitCode.failure
     }
-    var problems: [String] = []
     // Its pipelines may name the processors of its own plugins.
     do {
       try manifest.loadPlugins(into: context.registry)

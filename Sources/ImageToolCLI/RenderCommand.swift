@@ -160,11 +160,27 @@ public struct RenderCommand: Command {
         "imgtool: render: \(folder) holds no photos: no file in it or its subfolders has "
           + "an image extension (`imgtool render --help` lists them)")
     }
-    if let sheet = arguments.value("sheet"),
-      !["png", "jpg", "jpeg", "webp"].contains((sheet as NSString).pathExtension.lowercased())
-    {
-      throw CommandLineError.invalidValue(
-        option: "--sheet", value: sheet, reason: "the extension must be .png, .jpg, .jpeg or .webp")
+    // Nothing found at all (before any shard is taken: a shard may rightly get none):
+    // the wrong folder, most likely. Refused before any table is made.
+    guard found.foundBeforeShard > 0 else {
+      for problem in found.problems {
+        console.err("imgtool: render: \(problem.path): \(problem.error)")
+      }
+      let given = arguments.positionals + (arguments.value("urls").map { ["--urls \($0)"] } ?? [])
+      console.err(
+        "imgtool: render: no photo to render in " + given.joined(separator: ", ")
+          + "; nothing was written")
+      return ExitCode.failure
+    }
+    if let sheet = arguments.value("sheet") {
+      guard ["png", "jpg", "jpeg", "webp"].contains((sheet as NSString).pathExtension.lowercased())
+      else {
+        throw CommandLineError.invalidValue(
+          option: "--sheet", value: sheet,
+          reason: "the extension must be .png, .jpg, .jpeg or .webp")
+      }
+      // Before the render, not after it.
+      try OutputFile.check(sheet, option: "--sheet")
     }
     let force = arguments.flag("force")
     let start = ContinuousClock.now

@@ -38,6 +38,8 @@ struct RenderInputs {
   /// Folders given that hold no image file at all (before any shard is taken): most
   /// likely the wrong folder, so the render says so rather than rendering nothing quietly.
   var emptyFolders: [String] = []
+  /// The photos found before any shard was taken (URLs included).
+  var foundBeforeShard = 0
 
   /// The photos in `paths` (files, folders and http/https URLs) and then `urls` (a
   /// `--urls` list); with a `shard`, only those whose entity id is in it (a path that
@@ -45,6 +47,7 @@ struct RenderInputs {
   init(paths: [String], urls: [URLList.Entry] = [], shard: Shard? = nil) {
     var seen: [String: String] = [:]
     func add(_ found: [Input]) {
+      foundBeforeShard += found.count
       for input in found where shard?.contains(input.entityID) ?? true {
         if let first = seen[input.entityID] {
           // The same file named twice (itself and its folder), or a URL twice: one photo.

@@ -127,8 +127,21 @@ public struct Manifest: Sendable {
     formats.reduce(into: [String]()) { if !$0.contains($1.family) { $0.append($1.family) } }
   }
 
-  /// Reads and checks a manifest file; every error names the field.
+  /// Reads and checks a manifest file; every error names the field (the first mistake
+  /// of the file is thrown).
   public static func load(path: String) throws(ManifestError) -> Manifest {
+    let (manifest, problems) = try read(path: path)
+    if let first = problems.first { throw first }
+    return manifest
+  }
+
+  /// Reads a manifest file, going on past a mistake in a field: the manifest with what
+  /// is right (a wrong format left out) and every mistake, in the order of the file
+  /// (`imgtool manifest --check` names them all). A file that cannot be read or parsed
+  /// is thrown.
+  package static func read(path: String) throws(ManifestError) -> (
+    manifest: Manifest, problems: [ManifestError]
+  ) {
     let data: Data
     do {
       data = try Data(contentsOf: URL(fileURLWithPath: path))
@@ -149,7 +162,9 @@ public struct Manifest: Sendable {
       throw .invalidJSON(path: path, message: Self.located(message, in: data))
     }
     var reader = ManifestReader(path: path)
-    return try reader.manifest(json, folder: URL(fileURLWithPath: path).deletingLastPathComponent())
+    let manifest = try reader.manifest(
+      json, folder: URL(fileURLWithPath: path).deletingLastPathComponent())
+    return (manifest, reader.problems)
   }
 
   /// Foundation's JSON errors give a character offset ("around character 42"); an

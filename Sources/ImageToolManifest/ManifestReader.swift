@@ -12,34 +12,69 @@ struct ManifestReader {
   ]
   static let defaultKeys = ["scale", "style", "maximumCount", "devices", "protection", "pipeline"]
 
+  /// Every mistake found so far, in the order of the file: reading goes on past one
+  /// (the field is then left at its default, the format out) so that all are named.
+  var problems: [ManifestError] = []
+
+  /// The manifest, with the formats and fields that are right; ``problems`` names the
+  /// rest (only a top that is not an object stops the reading).
   mutating func manifest(_ json: Any, folder: URL) throws(ManifestError) -> Manifest {
     guard let top = json as? [String: Any] else { throw fail("(top)", "must be an object") }
-    try checkKeys(top, allowed: Self.topKeys, at: "")
-    let defaults = try object(top["defaults"], "defaults") ?? [:]
-    try checkKeys(defaults, allowed: Self.defaultKeys, at: "defaults.")
-    guard let formatList = top["formats"] as? [Any], !formatList.isEmpty else {
-      throw fail("formats", "must be a list of at least one format")
+    var problems: [ManifestError] = []
+    defer { self.problems = problems }
+    // Runs `read`, noting its mistake instead of stopping; nil when it had one.
+    func noting<T>(_ read: () throws(ManifestError) -> T) -> T? {
+      do {
+        return try read()
+      } catch {
+        problems.append(error)
+        return nil
+      }
+    }
+    problems += unknownKeys(top, allowed: Self.topKeys, at: "")
+    let defaults: [String: Any] =
+      noting { () throws(ManifestError) in try object(top["defaults"], "defaults") }
+      .flatMap { $0 } ?? [:]
+    problems += unknownKeys(defaults, allowed: Self.defaultKeys, at: "defaults.")
+    let formatList = top["formats"] as? [Any] ?? []
+    if formatList.isEmpty {
+      problems.append(fail("formats", "must be a list of at least one format"))
     }
     var formats: [ImageFormat] = []
     for (index, item) in formatList.enumerated() {
       let at = "formats[\(index)]"
-      guard let entry = item as? [String: Any] else { throw fail(at, "must be an object") }
-      try checkKeys(entry, allowed: Self.formatKeys, at: at + ".")
-      let format = try self.format(entry, defaults: defaults, at: at)
+      guard let entry = item as? [String: Any] else {
+        problems.append(fail(at, "must be an object"))
+        continue
+      }
+      problems += unknownKeys(entry, allowed: Self.formatKeys, at: at + ".")
+      guard
+        let format = noting({ () throws(ManifestError) in
+          try self.format(entry, defaults: defaults, at: at)
+        })
+      else { continue }
       if formats.contains(where: { $0.name == format.name }) {
-        throw fail(at + ".name", "'\(format.name)' names another format already")
+        problems.append(fail(at + ".name", "'\(format.name)' names another format already"))
+        continue
       }
       formats.append(format)
     }
-    let backgroundText = try string(top["background"], "background") ?? "#ffffff"
-    guard let background = ArgumentValue.parseColor(backgroundText) else {
-      throw fail("background", "'\(backgroundText)' is not a colour (#rgb, #rrggbb or #rrggbbaa)")
+    let backgroundText: String =
+      noting { () throws(ManifestError) in try string(top["background"], "background") }
+      .flatMap { $0 } ?? "#ffffff"
+    let background = ArgumentValue.parseColor(backgroundText) ?? RGBA(255, 255, 255)
+    if ArgumentValue.parseColor(backgroundText) == nil {
+      problems.append(
+        fail("background", "'\(backgroundText)' is not a colour (#rgb, #rrggbb or #rrggbbaa)"))
     }
+    let cache = noting { () throws(ManifestError) in try string(top["cache"], "cache") }
+      .flatMap { $0 }
+    let device = noting { () throws(ManifestError) in try string(top["device"], "device") }
+      .flatMap { $0 }
     var manifest = Manifest(
-      cache: try string(top["cache"], "cache"),
-      device: DeviceClass(rawValue: try string(top["device"], "device") ?? "server"),
+      cache: cache, device: DeviceClass(rawValue: device ?? "server"),
       background: background, formats: formats, origin: path, folder: folder)
-    manifest.plugins = try plugins(top["plugins"])
+    manifest.plugins = noting { () throws(ManifestError) in try plugins(top["plugins"]) } ?? []
     return manifest
   }
 
@@ -162,12 +197,13 @@ struct ManifestReader {
     return object
   }
 
-  private func checkKeys(_ object: [String: Any], allowed: [String], at prefix: String)
-    throws(ManifestError)
+  /// An error for every key of `object` not in `allowed`, in name order.
+  private func unknownKeys(_ object: [String: Any], allowed: [String], at prefix: String)
+    -> [ManifestError]
   {
-    for key in object.keys.sorted() where !allowed.contains(key) {
+    object.keys.sorted().filter { !allowed.contains($0) }.map { key in
       let hint = Suggestion.closest(to: key, among: allowed).map { "; did you mean '\($0)'?" } ?? ""
-      throw fail(prefix + key, "unknown field\(hint)")
+      return fail(prefix + key, "unknown field\(hint)")
     }
   }
 

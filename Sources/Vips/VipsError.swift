@@ -42,8 +42,14 @@ public enum VipsError: Error, Sendable, Equatable, CustomStringConvertible {
     }
   }
 
-  /// What is wrong, without the source.
+  /// What is wrong, without the source: libvips starts each line of its own with the
+  /// file's name, which ``description`` says once, in front.
   public var reason: String {
+    guard let source else { return ownReason }
+    return ownReason.replacing("\(source): ", with: "")
+  }
+
+  private var ownReason: String {
     switch self {
     case .startFailed(let message):
       "libvips could not start: \(message)"

@@ -24,17 +24,27 @@ enum EngineLauncher {
   /// The exit status when the engine is missing or cannot be loaded (`EX_UNAVAILABLE`).
   static let unavailableStatus: Int32 = 69
 
-  /// Loads the engine and returns its entry point.
+  /// Loads the engine and returns its entry point. In a SwiftPM build folder of the
+  /// package (`swift run imgtool` builds only the launcher's product), a missing engine
+  /// is built first (see ``PackageBuild``).
   static func load() throws(EngineLoadError) -> EntryPoint {
     let folder = try executableFolder()
     let path = folder + "/" + libraryName
+    if !exists(path), let build = PackageBuild(folder: folder) {
+      try build.buildEngine()
+    }
     // Global, so that libvips's symbols are found by name as they are in a process that
     // links it (its modules and `--plugin` libraries resolve against them). Lazy, so that
     // libraries built without BIND_NOW keep their lazy binding, as when linked: RTLD_NOW
     // made ld.so bind 48,000 symbols at start instead of 34,000 (LD_DEBUG=statistics).
     guard let library = dlopen(path, RTLD_LAZY | RTLD_GLOBAL) else {
       let reason = dlerror().map { String(cString: $0) } ?? "dlopen failed"
-      if access(path, F_OK) != 0 {
+      // There but not for this user (a clone in a folder only its owner may enter):
+      // not "missing", and no rebuild helps.
+      if let unreadable = UnreadablePath(path) {
+        throw .unreadable(path: path, why: unreadable)
+      }
+      if !exists(path) {
         throw .missing(path: path, buildCommand: buildCommand(for: folder))
       }
       throw .unloadable(path: path, reason: reason, buildCommand: buildCommand(for: folder))
@@ -43,6 +53,11 @@ enum EngineLauncher {
       throw .noEntryPoint(path: path, buildCommand: buildCommand(for: folder))
     }
     return unsafeBitCast(symbol, to: EntryPoint.self)
+  }
+
+  /// Whether `path` exists for this user (a folder it cannot enter hides it: false).
+  static func exists(_ path: String) -> Bool {
+    access(path, F_OK) == 0
   }
 
   /// The folder that holds the running executable, symbolic links resolved.
@@ -60,30 +75,5 @@ enum EngineLauncher {
   static func buildCommand(for folder: String) -> String {
     let configuration = folder.hasSuffix("/debug") ? "" : "-c release "
     return "swift build \(configuration)--product ImageToolEngine"
-  }
-}
-
-/// Why the engine could not be started.
-enum EngineLoadError: Error, CustomStringConvertible {
-  case noExecutablePath(errno: Int32)
-  case missing(path: String, buildCommand: String)
-  case unloadable(path: String, reason: String, buildCommand: String)
-  case noEntryPoint(path: String, buildCommand: String)
-
-  var description: String {
-    switch self {
-    case .noExecutablePath(let code):
-      "cannot find the folder of this executable (/proc/self/exe: "
-        + "\(String(cString: strerror(code)))), where its engine \(EngineLauncher.libraryName) is"
-    case .missing(let path, let command):
-      "the engine \(path) is missing: imgtool runs every command but --version in it; "
-        + "build it beside this executable with '\(command)' from the package's folder, "
-        + "or, if you copied imgtool elsewhere, copy libImageToolEngine.so beside it"
-    case .unloadable(let path, let reason, let command):
-      "cannot load the engine \(path): \(reason); rebuild it with '\(command)'"
-    case .noEntryPoint(let path, let command):
-      "\(path) is not an imgtool engine (it has no \(EngineLauncher.entryPointName)); "
-        + "rebuild it with '\(command)'"
-    }
   }
 }

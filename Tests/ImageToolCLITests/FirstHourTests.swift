@@ -332,39 +332,40 @@ struct FirstHourTests {
 
   /// A cache this user may only read (another user's, or on a read-only mount): an
   /// up-to-date render and `browse` still work, and not one byte of the cache changes,
-  /// reader tables included (they are mapped copy-on-write).
+  /// reader tables included (they are mapped copy-on-write). Root may write anything, so
+  /// root reads as `nobody`: the launcher, the engine, the photos and the cache are
+  /// copied to a folder `nobody` may enter, wherever the clone is (under `/root`,
+  /// `nobody` reaches neither the build folder nor the scratch folder).
   @Test func aCacheThisUserCannotWriteIsStillRead() async throws {
-    let (folder, cache) = try copiedPhotos(["chelsea.png", "coffee.png"])
-    let rendered = await runTool(["render", "--family", "photo", "--cache", cache, folder.path])
-    #expect(rendered.status == 0, "\(rendered.err)")
-    let before = try contents(of: cache)
-    let out = folder.deletingLastPathComponent().appendingPathComponent("out")
-    try FileManager.default.createDirectory(at: out, withIntermediateDirectories: true)
-    try FileManager.default.setAttributes([.posixPermissions: 0o777], ofItemAtPath: out.path)
-    for name in before.keys {
-      try FileManager.default.setAttributes(
-        [.posixPermissions: 0o444], ofItemAtPath: cache + "/" + name)
+    try await withFolderEveryoneReads { work in
+      let program = try copiedTool(into: work)
+      let folder = try photosEveryoneReads(["chelsea.png", "coffee.png"], in: work)
+      let cache = work.appendingPathComponent("cache").path
+      let rendered = await runTool(["render", "--family", "photo", "--cache", cache, folder.path])
+      #expect(rendered.status == 0, "\(rendered.err)")
+      let before = try contents(of: cache)
+      let out = work.appendingPathComponent("out")
+      try FileManager.default.createDirectory(at: out, withIntermediateDirectories: true)
+      try FileManager.default.setAttributes([.posixPermissions: 0o777], ofItemAtPath: out.path)
+      for name in before.keys {
+        try FileManager.default.setAttributes(
+          [.posixPermissions: 0o444], ofItemAtPath: cache + "/" + name)
+      }
+      try FileManager.default.setAttributes([.posixPermissions: 0o555], ofItemAtPath: cache)
+      defer {
+        try? FileManager.default.setAttributes([.posixPermissions: 0o755], ofItemAtPath: cache)
+      }
+      let upToDate = try runAsAnotherUser(
+        ["render", "--family", "photo", "--cache", cache, folder.path], program: program)
+      #expect(upToDate.status == 0, "\(upToDate.err)")
+      #expect(upToDate.out.contains("0 rendered, 2 up to date"), "\(upToDate.out)")
+      let frame = out.appendingPathComponent("frame.png").path
+      let browse = try runAsAnotherUser(
+        ["browse", "--cache", cache, "--out", frame], program: program)
+      #expect(browse.status == 0, "\(browse.err)")
+      #expect(FileManager.default.fileExists(atPath: frame))
+      #expect(try contents(of: cache) == before)
     }
-    try FileManager.default.setAttributes([.posixPermissions: 0o555], ofItemAtPath: cache)
-    defer {
-      try? FileManager.default.setAttributes([.posixPermissions: 0o755], ofItemAtPath: cache)
-    }
-    // Root may write anything, so root reads as `nobody` (setpriv); anyone else is
-    // already kept out by the modes above.
-    func runAsReader(_ arguments: [String]) throws -> (status: Int32, out: String, err: String) {
-      guard getuid() == 0 else { return try runExecutable(arguments) }
-      return try runExecutable(
-        ["--reuid=65534", "--regid=65534", "--clear-groups", Paths.executable.path] + arguments,
-        program: URL(fileURLWithPath: "/usr/bin/setpriv"))
-    }
-    let upToDate = try runAsReader(["render", "--family", "photo", "--cache", cache, folder.path])
-    #expect(upToDate.status == 0, "\(upToDate.err)")
-    #expect(upToDate.out.contains("0 rendered, 2 up to date"), "\(upToDate.out)")
-    let frame = out.appendingPathComponent("frame.png").path
-    let browse = try runAsReader(["browse", "--cache", cache, "--out", frame])
-    #expect(browse.status == 0, "\(browse.err)")
-    #expect(FileManager.default.fileExists(atPath: frame))
-    #expect(try contents(of: cache) == before)
   }
 
   // Were the child never to say it waits, the read would block: the limit ends it.

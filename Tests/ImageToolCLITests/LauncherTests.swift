@@ -141,4 +141,142 @@ struct LauncherTests {
     #expect(info.status == 0, "\(info.err)")
     #expect(loadsLibvips(info.loaderLog))
   }
+
+  // MARK: An engine that is there but not for this user (issue 24)
+
+  @Test func anEngineThisUserMayNotReadIsNotCalledMissing() async throws {
+    try await withFolderEveryoneReads { work in
+      let launcher = try copiedTool(into: work)
+      let engine = launcher.deletingLastPathComponent().appendingPathComponent(Self.engineName)
+      try FileManager.default.setAttributes([.posixPermissions: 0o200], ofItemAtPath: engine.path)
+      let result = try runAsAnotherUser(["info", "x.jpg"], program: launcher)
+      #expect(result.status == 69)
+      #expect(result.out.isEmpty)
+      let owner = userName(getuid())
+      #expect(
+        result.err
+          == "imgtool: the engine \(engine.path) is there but cannot be read: its mode, 0200 "
+          + "(owned by \(owner)), which does not let this user (\(anotherUser.name)) read it; "
+          + "let this user in ('chmod a+r \(engine.path)', as \(owner)) or copy imgtool and "
+          + "libImageToolEngine.so to a folder every user can read\n")
+    }
+  }
+
+  /// The engine beside the launcher is a link into a folder this user may not enter (as
+  /// a build folder in a clone under `/root` is for `nobody`): that folder is named.
+  @Test func anEngineInAFolderThisUserMayNotEnterNamesTheFolder() async throws {
+    try await withFolderEveryoneReads { work in
+      let launcher = try copiedTool(into: work)
+      let bin = launcher.deletingLastPathComponent()
+      let closed = work.appendingPathComponent("closed")
+      try FileManager.default.createDirectory(at: closed, withIntermediateDirectories: true)
+      try FileManager.default.moveItem(
+        at: bin.appendingPathComponent(Self.engineName),
+        to: closed.appendingPathComponent(Self.engineName))
+      try FileManager.default.createSymbolicLink(
+        atPath: bin.appendingPathComponent(Self.engineName).path,
+        withDestinationPath: "../closed/" + Self.engineName)
+      // Root's 0700 keeps `nobody` out; another user's own folder needs 0000.
+      let mode: Int = getuid() == 0 ? 0o700 : 0o000
+      try FileManager.default.setAttributes([.posixPermissions: mode], ofItemAtPath: closed.path)
+      defer {
+        try? FileManager.default.setAttributes(
+          [.posixPermissions: 0o755], ofItemAtPath: closed.path)
+      }
+      let result = try runAsAnotherUser(["info", "x.jpg"], program: launcher)
+      #expect(result.status == 69)
+      let owner = userName(getuid())
+      let path = bin.appendingPathComponent(Self.engineName).path
+      #expect(
+        result.err
+          == "imgtool: the engine \(path) is there but cannot be read: the folder \(closed.path) "
+          + "on its path, which this user (\(anotherUser.name)) may not enter (mode 0"
+          + String(mode, radix: 8) + ", owned by \(owner)); let this user in ('chmod a+x "
+          + "\(closed.path)', as \(owner)) or copy imgtool and libImageToolEngine.so to a folder "
+          + "every user can read\n")
+    }
+  }
+
+  // MARK: `swift run imgtool` in a fresh clone (issue 24)
+
+  /// A package folder as a fresh clone's looks to the launcher after `swift run
+  /// imgtool`: `.build/debug/imgtool` and no engine; and a `swift` on `PATH` that logs
+  /// its arguments and, as SwiftPM would, puts the engine beside the launcher (or fails).
+  private func freshClone(swiftExits status: Int) throws -> (launcher: URL, log: URL, path: String)
+  {
+    let root = try Paths.temporaryFolder().appendingPathComponent("clone")
+      .resolvingSymlinksInPath()
+    let debug = root.appendingPathComponent(".build/debug")
+    try FileManager.default.createDirectory(
+      at: root.appendingPathComponent("Sources/ImageToolEngine"),
+      withIntermediateDirectories: true)
+    try FileManager.default.createDirectory(at: debug, withIntermediateDirectories: true)
+    try Data("// swift-tools-version: 6.0\n".utf8).write(
+      to: root.appendingPathComponent("Package.swift"))
+    let launcher = debug.appendingPathComponent("imgtool")
+    try FileManager.default.copyItem(at: Paths.executable, to: launcher)
+    let tools = root.deletingLastPathComponent().appendingPathComponent("tools")
+    try FileManager.default.createDirectory(at: tools, withIntermediateDirectories: true)
+    let log = tools.appendingPathComponent("swift.log")
+    let engine = Paths.executable.deletingLastPathComponent().appendingPathComponent(
+      Self.engineName)
+    let script = """
+      #!/bin/sh
+      echo "$@" > \(log.path)
+      echo "Building for debugging..."
+      \(status == 0 ? "cp \(engine.path) \(debug.path)/" : "echo 'error: it broke' >&2")
+      exit \(status)
+
+      """
+    let swift = tools.appendingPathComponent("swift")
+    try Data(script.utf8).write(to: swift)
+    try FileManager.default.setAttributes([.posixPermissions: 0o755], ofItemAtPath: swift.path)
+    let path = tools.path + ":" + (ProcessInfo.processInfo.environment["PATH"] ?? "/usr/bin:/bin")
+    return (launcher, log, path)
+  }
+
+  @Test func inItsPackagesBuildFolderTheLauncherBuildsAMissingEngineOnce() throws {
+    let clone = try freshClone(swiftExits: 0)
+    let root = clone.launcher.deletingLastPathComponent().deletingLastPathComponent()
+      .deletingLastPathComponent().path
+    var environment = ProcessInfo.processInfo.environment
+    environment["PATH"] = clone.path
+    let first = try runExecutable(
+      ["info", Paths.bundled("rocket.jpg")], program: clone.launcher, environment: environment)
+    #expect(first.status == 0, "\(first.err)")
+    // SwiftPM's own lines go to standard error: standard output is the command's.
+    #expect(first.out.hasPrefix("\(Paths.bundled("rocket.jpg")): 640x427, 3 bands"), "\(first.out)")
+    #expect(
+      first.err
+        == "imgtool: the engine libImageToolEngine.so is not built yet ('swift run imgtool' "
+        + "builds only the launcher); building it: swift build --package-path \(root) --product "
+        + "ImageToolEngine\nBuilding for debugging...\n")
+    #expect(
+      try String(contentsOf: clone.log, encoding: .utf8)
+        == "build --package-path \(root) --product ImageToolEngine\n")
+    // Built: the next command loads it, with no build.
+    try FileManager.default.removeItem(at: clone.log)
+    let second = try runExecutable(
+      ["info", Paths.bundled("rocket.jpg")], program: clone.launcher, environment: environment)
+    #expect(second.status == 0 && second.err.isEmpty, "\(second.err)")
+    #expect(!FileManager.default.fileExists(atPath: clone.log.path))
+  }
+
+  @Test func aFailedBuildOfTheEngineIsSaidWithItsCommand() throws {
+    let clone = try freshClone(swiftExits: 1)
+    let root = clone.launcher.deletingLastPathComponent().deletingLastPathComponent()
+      .deletingLastPathComponent().path
+    var environment = ProcessInfo.processInfo.environment
+    environment["PATH"] = clone.path
+    let result = try runExecutable(["help"], program: clone.launcher, environment: environment)
+    #expect(result.status == 69)
+    #expect(result.out.isEmpty)
+    let command = "swift build --package-path \(root) --product ImageToolEngine"
+    #expect(
+      result.err
+        == "imgtool: the engine libImageToolEngine.so is not built yet ('swift run imgtool' "
+        + "builds only the launcher); building it: \(command)\nBuilding for debugging...\n"
+        + "error: it broke\nimgtool: could not build the engine with '\(command)': it exited "
+        + "with status 1 (its errors are above)\n")
+  }
 }

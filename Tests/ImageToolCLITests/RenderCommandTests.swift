@@ -194,12 +194,16 @@ struct RenderCommandTests {
     try Data("notes".utf8).write(to: folder.appendingPathComponent("README.md"))
     let cache = folder.deletingLastPathComponent().appendingPathComponent("cache").path
     let result = await runTool(["render", "--family", "avatar", "--cache", cache, folder.path])
-    #expect(result.status == 0)
+    // Refused, and nothing made (issue 24: it exited 0 with three empty tables).
+    #expect(result.status == 1)
+    #expect(result.out.isEmpty)
     #expect(
       result.err == [
         "imgtool: render: \(folder.path) holds no photos: no file in it or its subfolders has "
-          + "an image extension (`imgtool render --help` lists them)"
+          + "an image extension (`imgtool render --help` lists them)",
+        "imgtool: render: no photo to render in \(folder.path); nothing was written",
       ])
+    #expect(!FileManager.default.fileExists(atPath: cache))
     // A shard that happens to get none of a folder's photos is not a mistake: no warning.
     let photos = try photoFolder()
     for index in 1...8 {
@@ -237,14 +241,22 @@ struct RenderCommandTests {
     #expect(upToDate.out.first?.contains("0 rendered, 5 up to date") == true)
     let drawn = try VipsImage(file: sheet)
     #expect(drawn.width > 0 && drawn.height > 0)
-    // A sheet that cannot be written fails after the summary of what was written.
+    // A sheet in a folder that is not there is refused before the render, not after
+    // it (issue 24): nothing rendered, the cache as it was.
+    let held = try FileManager.default.contentsOfDirectory(atPath: cache).sorted()
     let nowhere = await runTool([
       "render", "--family", "avatar", "--cache", cache, "--force", "--quiet", "--sheet",
       work.path + "/missing/sheet.png", photos.path,
     ])
     #expect(nowhere.status == 1)
-    #expect(nowhere.out.first?.contains("5 rendered, 0 up to date, 0 failed; 15 entries") == true)
-    #expect(nowhere.err.last?.contains("missing/sheet.png") == true, "\(nowhere.err)")
+    #expect(nowhere.out.isEmpty, "\(nowhere.out)")
+    #expect(
+      nowhere.err == [
+        "imgtool: --sheet: cannot write \(work.path)/missing/sheet.png: the folder "
+          + "\(work.path)/missing does not exist; create it first (mkdir -p \(work.path)/missing) "
+          + "or give a path in a folder that does"
+      ])
+    #expect(try FileManager.default.contentsOfDirectory(atPath: cache).sorted() == held)
   }
 
   @Test func exportAndSheetsShowWhatTheCacheHolds() async throws {
@@ -384,10 +396,16 @@ struct RenderCommandTests {
       #"{"formats": [{"name": "a", "family": "f", "size": "8x8"}, {"name": "b", "family": "f", "size": "9x9", "pipeline": "fill | frobnicate"}]}"#
         .utf8
     ).write(to: path)
+    // Its own cache folder: this render used to make format a's table before finding b's
+    // pipeline wrong, in the clone's .imgtool-cache when no --cache was given.
+    let cache = path.deletingLastPathComponent().appendingPathComponent("cache").path
     let result = await runTool([
-      "render", "--family", "f", "--manifest", path.path, Paths.bundled("coffee.png"),
+      "render", "--family", "f", "--manifest", path.path, "--cache", cache,
+      Paths.bundled("coffee.png"),
     ])
     #expect(result.status == 1)
+    // Refused: nothing written, not even the folder.
+    #expect(!FileManager.default.fileExists(atPath: cache))
     #expect(
       result.err.first?.hasPrefix(
         "imgtool: \(path.path): formats[1].pipeline: format 'b': column 8: unknown processor "

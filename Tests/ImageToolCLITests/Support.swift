@@ -107,3 +107,63 @@ func copiedPhotos(_ names: [String]) throws -> (photos: URL, cache: String) {
   }
   return (folder, work.appendingPathComponent("cache").path)
 }
+
+/// A new folder every user may enter and read, made under `/tmp` itself: the test
+/// scratch folder (TMPDIR) and the build folder may sit in a folder only their owner
+/// may enter (a clone under `/root`). Removed when `body` returns.
+func withFolderEveryoneReads<T>(_ body: (URL) async throws -> T) async throws -> T {
+  var template = Array("/tmp/imgtool-everyone-XXXXXX".utf8CString)
+  guard let made = mkdtemp(&template) else { throw CocoaError(.fileWriteUnknown) }
+  let folder = URL(fileURLWithPath: String(cString: made))
+  defer { try? FileManager.default.removeItem(at: folder) }
+  try FileManager.default.setAttributes([.posixPermissions: 0o755], ofItemAtPath: folder.path)
+  return try await body(folder)
+}
+
+/// Copies of the built launcher and engine in `folder/bin`, which every user may run
+/// (the engine's other libraries are the system's and the toolchain's, found by path).
+func copiedTool(into folder: URL) throws -> URL {
+  let bin = folder.appendingPathComponent("bin")
+  try FileManager.default.createDirectory(at: bin, withIntermediateDirectories: true)
+  for name in ["imgtool", "libImageToolEngine.so"] {
+    let copy = bin.appendingPathComponent(name)
+    try FileManager.default.copyItem(
+      at: Paths.executable.deletingLastPathComponent().appendingPathComponent(name), to: copy)
+    try FileManager.default.setAttributes([.posixPermissions: 0o755], ofItemAtPath: copy.path)
+  }
+  try FileManager.default.setAttributes([.posixPermissions: 0o755], ofItemAtPath: bin.path)
+  return bin.appendingPathComponent("imgtool")
+}
+
+/// Copies of the named fixtures in `folder/photos`, readable by every user.
+func photosEveryoneReads(_ names: [String], in folder: URL) throws -> URL {
+  let photos = folder.appendingPathComponent("photos")
+  try FileManager.default.createDirectory(at: photos, withIntermediateDirectories: true)
+  for name in names {
+    let copy = photos.appendingPathComponent(name)
+    try FileManager.default.copyItem(atPath: Fixtures.path(name), toPath: copy.path)
+    try FileManager.default.setAttributes([.posixPermissions: 0o644], ofItemAtPath: copy.path)
+  }
+  try FileManager.default.setAttributes([.posixPermissions: 0o755], ofItemAtPath: photos.path)
+  return photos
+}
+
+/// The user `runAsAnotherUser` runs as: `nobody` for root (who may read anything), else
+/// this user, whom file modes bind as well.
+var anotherUser: (id: uid_t, name: String) {
+  getuid() == 0 ? (65534, "nobody") : (getuid(), userName(getuid()))
+}
+
+func userName(_ id: uid_t) -> String {
+  getpwuid(id).flatMap { $0.pointee.pw_name.map { String(cString: $0) } } ?? "uid \(id)"
+}
+
+/// Runs `program` as ``anotherUser`` (through `setpriv` for root).
+func runAsAnotherUser(_ arguments: [String], program: URL) throws -> (
+  status: Int32, out: String, err: String
+) {
+  guard getuid() == 0 else { return try runExecutable(arguments, program: program) }
+  return try runExecutable(
+    ["--reuid=65534", "--regid=65534", "--clear-groups", program.path] + arguments,
+    program: URL(fileURLWithPath: "/usr/bin/setpriv"))
+}
