@@ -361,7 +361,7 @@ public final class ImageTable: @unchecked Sendable {
       throw error
     }
     // Pinned before it is published, so it can never be evicted under the caller.
-    files.pins[reservation.slot].add(1, ordering: .sequentiallyConsistent)
+    files.pins[reservation.slot].wrappingAdd(1, ordering: .sequentiallyConsistent)
     let bitmap = Bitmap(
       base: UnsafeRawPointer(files.pixels(reservation.slot)), mapping: nil, width: width,
       height: height, bytesPerRow: layout.bytesPerRow, style: layout.style, entityID: entityID,

@@ -144,20 +144,20 @@ final class TableFiles: @unchecked Sendable {
       checked == before
       || IndexRecord.checksumHolds(record, keyLength: idLength + versionLength, sequence: before)
     if pin {
-      pins[slot].add(1, ordering: .sequentiallyConsistent)
+      pins[slot].wrappingAdd(1, ordering: .sequentiallyConsistent)
       guard sequence.pointee.load(ordering: .sequentiallyConsistent) == before else {
-        pins[slot].subtract(1, ordering: .releasing)
+        pins[slot].wrappingSubtract(1, ordering: .releasing)
         return .other
       }
     } else {
       guard sequence.pointee.load(ordering: .acquiring) == before else { return .other }
     }
     if checked == before | Self.failedMark {
-      if pin { pins[slot].subtract(1, ordering: .releasing) }
+      if pin { pins[slot].wrappingSubtract(1, ordering: .releasing) }
       return .miss  // reported when it failed
     }
     guard recordHolds else {
-      if pin { pins[slot].subtract(1, ordering: .releasing) }
+      if pin { pins[slot].wrappingSubtract(1, ordering: .releasing) }
       verified[slot].store(before | Self.failedMark, ordering: .relaxed)
       return .corrupt(slot: slot, sequence: before, reason: "its record fails its checksum")
     }
@@ -166,7 +166,7 @@ final class TableFiles: @unchecked Sendable {
     if pin, checked != before {
       let reason = verify(slot: slot, height: height, expected: checksum)
       if let reason {
-        pins[slot].subtract(1, ordering: .releasing)
+        pins[slot].wrappingSubtract(1, ordering: .releasing)
         verified[slot].store(before | Self.failedMark, ordering: .relaxed)
         return .corrupt(slot: slot, sequence: before, reason: reason)
       }
