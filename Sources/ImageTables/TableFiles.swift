@@ -291,8 +291,9 @@ final class TableFiles: @unchecked Sendable {
   /// holds slots was cut short (a committed record whose pixels pass the table's end is
   /// found by the record). One problem, named for the first slot lost.
   func lengthProblem() -> VerificationReport.Problem? {
-    let records = indexSlotCount()
+    // The table's length first: a writer growing both meanwhile grows the index first.
     let slots = tableSlotCount()
+    let records = indexSlotCount()
     guard records < slots else { return nil }
     return .init(
       slot: records, entityID: nil,
@@ -304,9 +305,12 @@ final class TableFiles: @unchecked Sendable {
   /// whose pixels are past the table file's end (read from the records only).
   func cutShortProblems() -> [VerificationReport.Problem] {
     var problems = lengthProblem().map { [$0] } ?? []
-    for slot in tableSlotCount()..<max(tableSlotCount(), indexSlotCount()) {
+    let slots = tableSlotCount()
+    for slot in slots..<max(slots, indexSlotCount()) {
       let sequence = self.sequence(slot).pointee.load(ordering: .acquiring)
-      guard !TableFileLayout.isVacant(sequence) else { continue }
+      // A writer grows the table before it commits a record in the new slots: the
+      // table's length looked at again after the commit was seen.
+      guard !TableFileLayout.isVacant(sequence), slot >= tableSlotCount() else { continue }
       problems.append(
         .init(
           slot: slot, entityID: IndexRecord.read(slot: slot, from: index.base).0?.entityID,
