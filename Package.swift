@@ -61,7 +61,9 @@ let package = Package(
     .target(name: "WebLoading", dependencies: ["CCurl", "CCurlShim", "Locking"]),
     .target(name: "Vips", dependencies: ["CVips", "CVipsShim", "Locking"]),
     .target(name: "ImageToolVersion"),
-    .target(name: "ImageTables"),
+    // A SIGBUS guard for the tables' mappings: a file cut short under a reader never traps.
+    .target(name: "CMappingGuard"),
+    .target(name: "ImageTables", dependencies: ["CMappingGuard"]),
     .target(name: "ImageToolPluginABI"),
     .target(name: "CacheSharding", dependencies: ["ImageTables", "Locking"]),
     .target(

@@ -126,7 +126,9 @@ public final class ImageCache: Sendable {
     tables[format]?.sourceVersion(entityID: entityID)
   }
 
-  /// Whether the entry is in the table now.
+  /// Whether the entry is in the table now, at its source version: decided from the
+  /// table's index alone (``ImageTable/contains(entityID:sourceVersion:)``), reading no
+  /// pixel, as a render's up-to-date check needs.
   public func contains(_ entity: Entity, format: String) -> Bool {
     tables[format]?.contains(entityID: entity.id, sourceVersion: entity.sourceVersion) ?? false
   }

@@ -55,7 +55,8 @@ public final class Bitmap: @unchecked Sendable {
   }
 
   deinit {
-    pin?.pointee.subtract(1, ordering: .releasing)
+    // Wrapping: a pin word of a shared file damaged or cut short (read as zero) never traps.
+    pin?.pointee.wrappingSubtract(1, ordering: .releasing)
   }
 
   /// A bitmap of its own memory (not in a table), drawn once by `draw`: for photos

@@ -144,7 +144,15 @@ public final class ImageTable: @unchecked Sendable {
         table: tablePath, index: indexPath, shared: sharedPath, lock: lockPath),
       readOnly: options.readOnly, events: &events)
     var initial = TableState(files: files)
-    if !options.readOnly { initial.scan(format: format, hash: hashEntityID, events: &events) }
+    if !options.readOnly {
+      initial.scan(format: format, hash: hashEntityID, events: &events)
+    } else {
+      // A reader names files cut short at once (their entries are misses); the writer's
+      // scan reports and clears them.
+      events += files.cutShortProblems().map {
+        .corruptEntry(format: format.name, slot: $0.slot, entityID: $0.entityID, reason: $0.reason)
+      }
+    }
     state = TableLock(initial)
     current = Atomic(UnsafeRawPointer(Unmanaged.passUnretained(files).toOpaque()))
     openings = TableLock([files])
@@ -217,7 +225,11 @@ public final class ImageTable: @unchecked Sendable {
     return withCurrentFiles { $0.sourceVersion(of: entityID, hash: hash) }
   }
 
-  /// Whether an entry for `entityID` holds `sourceVersion` (it is verified as a hit is).
+  /// Whether an entry for `entityID` holds `sourceVersion`, from the index alone: its
+  /// record is there, committed, for this key, and holds its record checksum (over the
+  /// key, the size and the pixel checksum, seeded with the record's sequence). No pixel
+  /// is read: the pixels are checked by the first hit of the entry and by ``verify()``.
+  /// A record that fails its checksum is reported and is not contained.
   public func contains(entityID: String, sourceVersion: String) -> Bool {
     guard options.protection.allows(format.protectionMode) else { return false }
     let hash = hashEntityID(entityID)
@@ -225,8 +237,43 @@ public final class ImageTable: @unchecked Sendable {
     let found = withCurrentFiles {
       $0.lookup(entityID, hash: hash, sourceVersion: sourceVersion, pin: false)
     }
-    if case .present = found { return true }
-    return false
+    switch found {
+    case .present: return true
+    case .hit, .miss, .other: return false
+    case .corrupt(let slot, let sequence, let reason):
+      if !options.readOnly {
+        whileOpen { state.withLock { $0.removeCorrupt(slot, sequence: sequence) } }
+      }
+      options.report(
+        .corruptEntry(format: format.name, slot: slot, entityID: entityID, reason: reason))
+      return false
+    }
+  }
+
+  /// Whether a record was left mid-write by a writer that stopped during the write (a
+  /// `kill -9` while rendering): for a read-only table, a record being written while no
+  /// process holds the writer's lock. Reads the records' sequences only. A writer's open
+  /// clears such records (so a render that finds one opens the table for writing), and
+  /// a writer's own records mid-write are its writes under way: false.
+  ///
+  /// <!-- snippet context: let table = try ImageTable(format: try ImageFormat(name: "a", width: 8, height: 8), directory: URL(fileURLWithPath: "t"), options: .init(readOnly: true)) -->
+  /// ```swift
+  /// if table.hasTornWrites {
+  ///   // open the table for writing (not read-only) to clear them
+  /// }
+  /// ```
+  public var hasTornWrites: Bool {
+    guard options.readOnly else { return false }
+    let midWrite = withCurrentFiles { files in
+      (0..<files.indexSlotCount()).contains {
+        TableFileLayout.isMidWrite(files.sequence($0).pointee.load(ordering: .acquiring))
+      }
+    }
+    // A writer that runs is writing them; a lock file this process cannot open is
+    // another's cache, which it cannot clear either.
+    guard midWrite, let lock = try? WriterLock(path: lockPath, wait: false) else { return false }
+    withExtendedLifetime(lock) {}
+    return true
   }
 
   /// For a read-only table: whether the files hits go to are the table's current ones.
@@ -314,7 +361,7 @@ public final class ImageTable: @unchecked Sendable {
       throw error
     }
     // Pinned before it is published, so it can never be evicted under the caller.
-    files.pins[reservation.slot].add(1, ordering: .sequentiallyConsistent)
+    files.pins[reservation.slot].wrappingAdd(1, ordering: .sequentiallyConsistent)
     let bitmap = Bitmap(
       base: UnsafeRawPointer(files.pixels(reservation.slot)), mapping: nil, width: width,
       height: height, bytesPerRow: layout.bytesPerRow, style: layout.style, entityID: entityID,
@@ -498,7 +545,17 @@ public final class ImageTable: @unchecked Sendable {
     let report = state.withLock { state in
       let files = state.files
       var report = VerificationReport(checked: 0, corrupt: state.openProblems)
-      let count = files.slotCount()
+      // A reader checks every record the index holds (a record whose pixels pass the
+      // table's end is damage) and the files' lengths; the writer found those at open.
+      let count = files.indexSlotCount()
+      let lengthProblem = options.readOnly ? files.lengthProblem() : nil
+      if let lengthProblem {
+        report.corrupt.append(lengthProblem)
+        events.append(
+          .corruptEntry(
+            format: format.name, slot: lengthProblem.slot, entityID: nil,
+            reason: lengthProblem.reason))
+      }
       let candidates: [Int] = options.readOnly ? Array(0..<count) : state.lruOrder()
       for slot in candidates {
         let before = files.sequence(slot).pointee.load(ordering: .acquiring)
@@ -541,7 +598,7 @@ public final class ImageTable: @unchecked Sendable {
           files.markVerified(slot, sequence: record.sequence)
         }
       }
-      report.checked += state.openProblems.count
+      report.checked += state.openProblems.count + (lengthProblem == nil ? 0 : 1)
       return report
     }
     events.forEach(options.report)

@@ -1,3 +1,4 @@
+import CMappingGuard
 import Foundation
 
 /// A file mapped into memory, with address space reserved up front for its largest
@@ -14,6 +15,10 @@ final class MappedFile: @unchecked Sendable {
   /// Mapped copy-on-write because the file could only be read: writes stay private.
   let isPrivateCopy: Bool
   private(set) var length: Int
+  /// The mapping's registration with the SIGBUS guard (`CMappingGuard`): a page past
+  /// the file's end (cut short by another process while mapped) reads as zeros instead
+  /// of ending the process.
+  private let guardNumber: Int32
 
   /// Opens the file at `path`, or creates a new one when `create` (never reusing an
   /// existing file: `O_EXCL`), reserving `reservedLength` bytes of address space. A
@@ -64,11 +69,23 @@ final class MappedFile: @unchecked Sendable {
     self.writable = writable
     self.isPrivateCopy = isPrivateCopy
     self.length = length
+    guardNumber = mapping_guard_add(address, reserve)
   }
 
   deinit {
+    mapping_guard_remove(guardNumber)
     munmap(base, reservedLength)
     close(descriptor)
+  }
+
+  /// Whether a page of the mapping faulted past the file's end and reads as zeros now:
+  /// the file was cut short while mapped.
+  var wasCutShortWhileMapped: Bool { mapping_guard_faults(guardNumber) > 0 }
+
+  /// The file's length on disk now (another process may have cut it short or grown it).
+  var currentLength: Int {
+    var status = stat()
+    return fstat(descriptor, &status) == 0 ? Int(status.st_size) : length
   }
 
   /// Grows the file to `newLength` bytes (never shrinks); new bytes read as zero.

@@ -288,6 +288,15 @@ struct IndexRecord: Equatable {
     (index + TableFileLayout.recordOffset(slot)).setField(0, sequence)
   }
 
+  /// Whether the record at `record`, whose key is `keyLength` bytes, holds its checksum
+  /// for `sequence`: its key, size and pixel checksum are as written with that sequence.
+  @inline(__always)
+  static func checksumHolds(
+    _ record: UnsafeMutableRawPointer, keyLength: Int, sequence: UInt64
+  ) -> Bool {
+    checksum(of: record, keyLength: keyLength, sequence: sequence) == record.field(48)
+  }
+
   private static func checksum(of record: UnsafeMutableRawPointer, keyLength: Int, sequence: UInt64)
     -> UInt64
   {

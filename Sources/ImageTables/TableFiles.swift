@@ -1,3 +1,4 @@
+import CMappingGuard
 import Foundation
 import Synchronization
 
@@ -24,6 +25,9 @@ final class TableFiles: @unchecked Sendable {
   /// checksum once per entry), or that sequence with `failedMark` when they failed.
   private let verified: UnsafeMutablePointer<Atomic<UInt64>>
   static let failedMark: UInt64 = 1 << 63
+  /// Slots wholly inside both files as their lengths were last looked at (at open, and
+  /// whenever a slot past them is asked for): no record or pixel past them is read.
+  private let checkedSlots = Atomic<Int>(0)
 
   init(
     table: MappedFile, index: MappedFile, shared: SharedFile, identity: UInt64,
@@ -39,6 +43,20 @@ final class TableFiles: @unchecked Sendable {
     reader = try shared.claimReader()
     pins = shared.pins(reader)
     verified = calloc(max(1, shared.capacity), 8)!.assumingMemoryBound(to: Atomic<UInt64>.self)
+    checkedSlots.store(slotCount(), ordering: .relaxed)
+  }
+
+  /// Whether `slot` lies inside both files: from the lengths last looked at, or (for a
+  /// slot past them: the writer grew the files, or they were cut short) from `fstat` now.
+  @inline(__always)
+  func isInsideFiles(_ slot: Int) -> Bool {
+    slot < checkedSlots.load(ordering: .relaxed) || slot < refreshCheckedSlots()
+  }
+
+  private func refreshCheckedSlots() -> Int {
+    let count = slotCount()
+    checkedSlots.store(count, ordering: .relaxed)
+    return count
   }
 
   deinit {
@@ -81,7 +99,7 @@ final class TableFiles: @unchecked Sendable {
       if value == 0 { return .miss }
       if value & 0xFFFF_FFFF_0000_0000 == tag {
         let slot = Int(value & 0xFFFF_FFFF) &- 1
-        if slot >= 0, slot < capacity {
+        if slot >= 0, slot < capacity, isInsideFiles(slot) {
           let found = serve(
             slot: slot, entityID: entityID, hash: hash, sourceVersion: sourceVersion, pin: pin)
           if case .other = found {} else { return found }
@@ -115,24 +133,42 @@ final class TableFiles: @unchecked Sendable {
     guard (1...layout.width).contains(width), (1...layout.height).contains(height) else {
       return .other
     }
+    // Once a page of any table file faulted past its end (a file cut short under this
+    // process, now read as zeros), entries checked before are checked again at their
+    // next serve: their pixels may be those zeros.
+    var checked = verified[slot].load(ordering: .relaxed)
+    if checked == before, mapping_guard_total_faults() != 0 { checked = 0 }
+    // Read before the sequence is loaded again (a seqlock read): a record whose checksum
+    // (seeded with the sequence) fails is damage only if the sequence stayed.
+    let recordHolds =
+      checked == before
+      || IndexRecord.checksumHolds(record, keyLength: idLength + versionLength, sequence: before)
     if pin {
-      pins[slot].add(1, ordering: .sequentiallyConsistent)
+      pins[slot].wrappingAdd(1, ordering: .sequentiallyConsistent)
       guard sequence.pointee.load(ordering: .sequentiallyConsistent) == before else {
-        pins[slot].subtract(1, ordering: .releasing)
+        pins[slot].wrappingSubtract(1, ordering: .releasing)
         return .other
       }
     } else {
       guard sequence.pointee.load(ordering: .acquiring) == before else { return .other }
     }
-    let checked = verified[slot].load(ordering: .relaxed)
-    if checked != before {
-      let reason: String? =
-        checked == before | Self.failedMark
-        ? "" : verify(slot: slot, height: height, expected: checksum)
+    if checked == before | Self.failedMark {
+      if pin { pins[slot].wrappingSubtract(1, ordering: .releasing) }
+      return .miss  // reported when it failed
+    }
+    guard recordHolds else {
+      if pin { pins[slot].wrappingSubtract(1, ordering: .releasing) }
+      verified[slot].store(before | Self.failedMark, ordering: .relaxed)
+      return .corrupt(slot: slot, sequence: before, reason: "its record fails its checksum")
+    }
+    // An up-to-date check (no pin) reads the record only; the first serve of the entry
+    // checks its pixels too.
+    if pin, checked != before {
+      let reason = verify(slot: slot, height: height, expected: checksum)
       if let reason {
-        if pin { pins[slot].subtract(1, ordering: .releasing) }
+        pins[slot].wrappingSubtract(1, ordering: .releasing)
         verified[slot].store(before | Self.failedMark, ordering: .relaxed)
-        return reason.isEmpty ? .miss : .corrupt(slot: slot, sequence: before, reason: reason)
+        return .corrupt(slot: slot, sequence: before, reason: reason)
       }
       verified[slot].store(before, ordering: .relaxed)
     }
@@ -164,7 +200,7 @@ final class TableFiles: @unchecked Sendable {
       if value == 0 { return nil }
       if value & 0xFFFF_FFFF_0000_0000 == tag {
         let slot = Int(value & 0xFFFF_FFFF) &- 1
-        if slot >= 0, slot < capacity,
+        if slot >= 0, slot < capacity, isInsideFiles(slot),
           let version = storedVersion(slot: slot, entityID: entityID, hash: hash)
         {
           return version
@@ -192,7 +228,9 @@ final class TableFiles: @unchecked Sendable {
       decoding: UnsafeRawBufferPointer(
         start: record + TableFileLayout.keyOffset + idLength, count: versionLength),
       as: UTF8.self)
-    guard sequence.pointee.load(ordering: .acquiring) == before else { return nil }
+    let holds = IndexRecord.checksumHolds(
+      record, keyLength: idLength + versionLength, sequence: before)
+    guard sequence.pointee.load(ordering: .acquiring) == before, holds else { return nil }
     return version
   }
 
@@ -235,6 +273,53 @@ final class TableFiles: @unchecked Sendable {
   static func releaseUnpinnedOrphans() {
     orphans.withLock { orphans in orphans.removeAll { !$0.isPinned } }
   }
+
+  /// Records the index file holds now (its length on disk), at most the capacity.
+  func indexSlotCount() -> Int {
+    min(
+      capacity,
+      max(0, (index.currentLength - TableFileLayout.indexHeaderSize) / TableFileLayout.recordSize))
+  }
+
+  /// Whole slots the table file holds now (its length on disk), at most the capacity.
+  func tableSlotCount() -> Int {
+    min(capacity, max(0, (table.currentLength - headerSize) / layout.entryStride))
+  }
+
+  /// What is wrong with the files' lengths, or nil: the writer grows the index first,
+  /// then the table, by whole slots, so an index holding fewer records than the table
+  /// holds slots was cut short (a committed record whose pixels pass the table's end is
+  /// found by the record). One problem, named for the first slot lost.
+  func lengthProblem() -> VerificationReport.Problem? {
+    // The table's length first: a writer growing both meanwhile grows the index first.
+    let slots = tableSlotCount()
+    let records = indexSlotCount()
+    guard records < slots else { return nil }
+    return .init(
+      slot: records, entityID: nil,
+      reason: "the index file is cut short: it holds \(records) records for the table's "
+        + "\(slots) slots; the entries of slots \(records)..<\(slots) are lost")
+  }
+
+  /// Every problem of the files' lengths: ``lengthProblem()``, and each committed record
+  /// whose pixels are past the table file's end (read from the records only).
+  func cutShortProblems() -> [VerificationReport.Problem] {
+    var problems = lengthProblem().map { [$0] } ?? []
+    let slots = tableSlotCount()
+    for slot in slots..<max(slots, indexSlotCount()) {
+      let sequence = self.sequence(slot).pointee.load(ordering: .acquiring)
+      // A writer grows the table before it commits a record in the new slots: the
+      // table's length looked at again after the commit was seen.
+      guard !TableFileLayout.isVacant(sequence), slot >= tableSlotCount() else { continue }
+      problems.append(
+        .init(
+          slot: slot, entityID: IndexRecord.read(slot: slot, from: index.base).0?.entityID,
+          reason: Self.pixelsCutShort))
+    }
+    return problems
+  }
+
+  static let pixelsCutShort = "the table file is cut short: its pixels are past the file's end"
 
   /// Slots the files hold now (from their lengths on disk, for any process).
   func slotCount() -> Int {

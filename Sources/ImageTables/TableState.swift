@@ -61,6 +61,7 @@ struct TableState {
   mutating func scan(
     format: ImageFormat, hash: (String) -> UInt64, events: inout [ImageTableEvent]
   ) {
+    noteCutShortFiles(format: format, events: &events)
     let count = files.slotCount()
     slots = Array(repeating: Slot(), count: count)
     homeHashes = Array(repeating: 0, count: count)
@@ -129,6 +130,30 @@ struct TableState {
       } else {
         freeSlots.append(Int32(slot))
       }
+    }
+  }
+
+  /// Reports what files cut short lost (a copy interrupted, a full disk): an index
+  /// shorter than the table (grown back to the table's slots, its new records vacant),
+  /// and the committed records past the table's end (marked removed: their pixels are
+  /// gone). Nothing past the files' lengths is read.
+  private mutating func noteCutShortFiles(format: ImageFormat, events: inout [ImageTableEvent]) {
+    let problems = files.cutShortProblems()
+    for problem in problems {
+      openProblems.append(problem)
+      events.append(
+        .corruptEntry(
+          format: format.name, slot: problem.slot, entityID: problem.entityID,
+          reason: problem.reason))
+      if problem.reason == TableFiles.pixelsCutShort {
+        let sequence = files.sequence(problem.slot).pointee.load(ordering: .acquiring)
+        files.sequence(problem.slot).pointee.store(
+          Self.next(after: sequence, state: 2), ordering: .sequentiallyConsistent)
+      }
+    }
+    if files.lengthProblem() != nil {
+      // If this fails (a full disk), the slots past the index stay unused.
+      try? files.index.grow(to: TableFileLayout.recordOffset(files.tableSlotCount()))
     }
   }
 
@@ -336,7 +361,12 @@ struct TableState {
     try files.index.grow(to: TableFileLayout.recordOffset(count))
     try files.table.grow(to: files.headerSize + count * files.layout.entryStride)
     freeSlots.insert(contentsOf: (slots.count..<count).reversed().map { Int32($0) }, at: 0)
-    slots.append(contentsOf: repeatElement(Slot(), count: count - slots.count))
+    // A record the index held already (past a table cut short) keeps its sequence, which
+    // only grows.
+    slots.append(
+      contentsOf: (slots.count..<count).map {
+        Slot(sequence: files.sequence($0).pointee.load(ordering: .relaxed))
+      })
     homeHashes.append(contentsOf: repeatElement(0, count: count - homeHashes.count))
   }
 

@@ -42,7 +42,10 @@ public struct InspectCommand: Command {
     var failed = false
     for path in paths {
       do {
-        let table = try ImageTable(existingTableAt: path)
+        // Damage found at open (a file cut short) is named as a render names it.
+        let table = try ImageTable(
+          existingTableAt: path,
+          options: .init(readOnly: true, report: { console.err("imgtool: warning: \($0)") }))
         let stats = table.stats
         let entries = arguments.flag("summary") ? [] : table.entries()
         if arguments.flag("json") {

@@ -396,6 +396,8 @@ public struct RenderCommand: Command {
     {
       return nil
     }
+    // A write torn by a killed writer is cleared by a writer's open: not up to date.
+    if names.contains(where: { cache.table(format: $0)?.hasTornWrites == true }) { return nil }
     return names.compactMap { name in
       cache.table(format: name).map {
         TableSummary(format: name, stats: $0.stats, evicted: 0, leftOut: placement.leftOut(name))

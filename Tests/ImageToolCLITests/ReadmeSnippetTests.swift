@@ -83,6 +83,7 @@ struct ReadmeSnippetTests {
       build.appendingPathComponent("ImageToolPluginABI.build/module.modulemap").path,
       Fixtures.packageRoot.appendingPathComponent("Sources/CCurl/module.modulemap").path,
       build.appendingPathComponent("CCurlShim.build/module.modulemap").path,
+      build.appendingPathComponent("CMappingGuard.build/module.modulemap").path,
     ]
     for map in moduleMaps { arguments += ["-Xcc", "-fmodule-map-file=\(map)"] }
     for flag in try run(["pkg-config", "--cflags-only-I", "vips"]).output.split(separator: " ") {

@@ -1,0 +1,130 @@
+import Foundation
+import Testing
+
+@testable import ImageTables
+
+/// Files cut short by another process while this one has them mapped: a read past a
+/// file's new end would be a SIGBUS; the mapping guard turns it into zeros, which the
+/// table sees as a vacant record or pixels that fail their checksum.
+@Suite("Files cut short under a reader")
+struct CutShortUnderReaderTests {
+  static let format = makeFormat(width: 24, height: 24, maximumCount: 64)
+  static let holderRole = "IMAGETABLES_TORN_WRITE_HOLDER"
+
+  /// Cuts `path` to `length` bytes in another process (coreutils' truncate).
+  private func truncateInAnotherProcess(_ path: String, to length: Int) throws {
+    let process = Process()
+    process.executableURL = URL(fileURLWithPath: "/usr/bin/truncate")
+    process.arguments = ["-s", String(length), path]
+    try process.run()
+    process.waitUntilExit()
+    #expect(process.terminationStatus == 0)
+  }
+
+  @Test func aReaderSurvivesItsFilesCutShortAndServesOnlyWhatWasWritten() throws {
+    let folder = try Folder.make()
+    let writer = try ImageTable(format: Self.format, directory: folder)
+    for number in 0..<40 { try writeEntry(writer, "photo-\(number)") }
+    writer.close()
+    let reader = try ImageTable(
+      format: Self.format, directory: folder, options: .init(readOnly: true))
+    let entries = reader.entries()
+    try #require(entries.count == 40)
+    #expect(Set(entries.map(\.slot)) == Set(0..<40))
+    // Served (and so checked) before the cut: the first ten.
+    var held: [Bitmap] = []
+    for entry in entries where entry.slot < 10 {
+      held.append(try #require(reader.bitmap(entityID: entry.entityID, sourceVersion: "v1")))
+    }
+    let stride = Self.format.layout.entryStride
+    let headerSize = reader.headerSize
+    try truncateInAnotherProcess(reader.tablePath, to: headerSize + 20 * stride)
+    try truncateInAnotherProcess(reader.indexPath, to: TableFileLayout.recordOffset(30))
+    // Every lookup after the cut: slots 20..<30 have their records but not their pixels
+    // (read as zeros: they fail their checksum), slots 30..<40 not even their records.
+    var served = 0
+    for entry in entries {
+      #expect(reader.contains(entityID: entry.entityID, sourceVersion: "v1") == (entry.slot < 30))
+      guard let bitmap = reader.bitmap(entityID: entry.entityID, sourceVersion: "v1") else {
+        #expect(entry.slot >= 20, "\(entry.entityID) in slot \(entry.slot) was lost")
+        continue
+      }
+      #expect(entry.slot < 20, "\(entry.entityID) in slot \(entry.slot) served past the cut")
+      #expect(holdsExpectedPixels(bitmap))
+      served += 1
+    }
+    #expect(served == 20)
+    for bitmap in held { #expect(holdsExpectedPixels(bitmap)) }
+    let report = reader.verify()
+    #expect(report.corrupt.map(\.slot) == Array(20..<30))
+    #expect(
+      report.corrupt.allSatisfy { $0.reason == "the table file is cut short" }, "\(report.corrupt)")
+    #expect(reader.entries().count == 20)
+    // The shared file cut to its header: every bucket reads as empty, every lookup a miss.
+    try truncateInAnotherProcess(reader.sharedPath, to: 4096)
+    for entry in entries {
+      #expect(reader.bitmap(entityID: entry.entityID, sourceVersion: "v1") == nil)
+      #expect(reader.sourceVersion(entityID: entry.entityID) == nil)
+    }
+    // A writer's open names what was lost and makes whole files of what is left.
+    let log = EventLog()
+    let healed = try ImageTable(
+      format: Self.format, directory: folder, options: .init(report: log.report))
+    let lost = log.all.compactMap { event -> Int? in
+      guard case .corruptEntry(_, let slot, _, let reason) = event else { return nil }
+      return reason == TableFiles.pixelsCutShort ? slot : nil
+    }
+    #expect(lost == Array(20..<30))
+    #expect(healed.entries().count == 20)
+    // Its verify includes what its open found; a later one finds nothing.
+    #expect(healed.verify().corrupt.map(\.slot) == Array(20..<30))
+    healed.close()
+    let later = try ImageTable(
+      format: Self.format, directory: folder, options: .init(readOnly: true))
+    #expect(later.verify().corrupt.isEmpty)
+    for entry in entries where entry.slot < 20 {
+      let bitmap = try #require(later.bitmap(entityID: entry.entityID, sourceVersion: "v1"))
+      #expect(holdsExpectedPixels(bitmap))
+    }
+  }
+
+  /// A writer killed while it draws leaves its slot mid-write: a reader sees a torn write
+  /// while no writer runs, and the next writer's open clears it.
+  @Test func aWriteTornByAKillIsFoundAndClearedByTheNextWriter() throws {
+    if let folder = ProcessInfo.processInfo.environment[Self.holderRole] {
+      let table = try ImageTable(format: Self.format, directory: URL(fileURLWithPath: folder))
+      try writeEntry(table, "kept")
+      try table.write(entityID: "torn", sourceVersion: "v1") { _ in
+        _ = FileManager.default.createFile(atPath: folder + "/drawing", contents: Data())
+        while true { sleep(1) }
+      }
+      return
+    }
+    let folder = try Folder.make()
+    let child = try spawnSelf(
+      filter: "aWriteTornByAKillIsFoundAndClearedByTheNextWriter",
+      environment: [Self.holderRole: folder.path])
+    #expect(waitForFile(folder.path + "/drawing"), "the writer did not start drawing")
+    let reader = try ImageTable(
+      format: Self.format, directory: folder, options: .init(readOnly: true))
+    // Its writer runs: the write is under way, not torn.
+    #expect(!reader.hasTornWrites)
+    kill(child.processIdentifier, SIGKILL)
+    child.waitUntilExit()
+    #expect(reader.hasTornWrites)
+    #expect(reader.verify().corrupt.map(\.reason) == ["its write never finished"])
+    let log = EventLog()
+    let writer = try ImageTable(
+      format: Self.format, directory: folder, options: .init(report: log.report))
+    #expect(
+      log.all.map(\.description) == [
+        "table 'thumb': entry 1 is corrupt (its write never finished); served as a miss"
+      ])
+    #expect(writer.entries().map(\.entityID) == ["kept"])
+    writer.close()
+    let after = try ImageTable(
+      format: Self.format, directory: folder, options: .init(readOnly: true))
+    #expect(!after.hasTornWrites)
+    #expect(after.verify().corrupt.isEmpty)
+  }
+}
