@@ -94,6 +94,9 @@ let package = Package(
     .executableTarget(
       name: "compare-caches", dependencies: ["ImageTables"],
       path: "Examples/Distributed/CompareCaches"),
+    // One reader process, for the reader-table tests and Benchmarks/scale/readers.
+    .executableTarget(
+      name: "table-reader", dependencies: ["ImageTables"], path: "Tests/TableReader"),
     // URLSession against WebLoading's libcurl client (Benchmarks/http-clients).
     .executableTarget(
       name: "http-client-bench", dependencies: ["WebLoading", "TestFixtures", "Locking"],

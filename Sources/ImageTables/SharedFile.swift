@@ -208,9 +208,14 @@ final class SharedFile: @unchecked Sendable {
         path: path, create: false, writable: true, permissions: 0o644,
         reservedLength: geometry.length, privateCopyWhenDenied: readOnly)
     }
-    let used = file.base.field(56, as: UInt64.self)
-    guard file.length >= geometry.pinsOffset, used <= UInt64(readerCount),
-      file.length >= geometry.pinsOffset + Int(used) * geometry.pinStride,
+    // The mark is read before the length: claims grow the file before they raise it.
+    let used = (file.base + 56).assumingMemoryBound(to: Atomic<UInt64>.self).pointee.load(
+      ordering: .sequentiallyConsistent)
+    var status = stat()
+    guard fstat(file.descriptor, &status) == 0 else { return nil }
+    let length = Int(status.st_size)
+    guard length >= geometry.pinsOffset, used <= UInt64(readerCount),
+      length >= geometry.pinsOffset + Int(used) * geometry.pinStride,
       file.base.field(16, as: UInt64.self) == identity,
       file.base.field(24, as: UInt64.self) == UInt64(capacity),
       file.base.field(32, as: UInt64.self) == UInt64(geometry.bucketCount)
