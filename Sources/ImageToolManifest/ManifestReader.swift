@@ -6,7 +6,9 @@ import ImageTables
 struct ManifestReader {
   let path: String
 
-  static let topKeys = ["cache", "device", "background", "plugins", "defaults", "formats"]
+  static let topKeys = [
+    "cache", "device", "background", "plugins", "maxReaders", "defaults", "formats",
+  ]
   static let formatKeys = [
     "name", "family", "size", "scale", "style", "maximumCount", "devices", "protection", "pipeline",
   ]
@@ -40,6 +42,13 @@ struct ManifestReader {
       device: DeviceClass(rawValue: try string(top["device"], "device") ?? "server"),
       background: background, formats: formats, origin: path, folder: folder)
     manifest.plugins = try plugins(top["plugins"])
+    if let maxReaders = try integer(top["maxReaders"], "maxReaders") {
+      guard (1...65_536).contains(maxReaders) else {
+        throw fail(
+          "maxReaders", "\(maxReaders) is outside 1...65536 (processes reading a table at once)")
+      }
+      manifest.maxReaders = maxReaders
+    }
     return manifest
   }
 
