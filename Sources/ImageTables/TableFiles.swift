@@ -104,6 +104,12 @@ final class TableFiles: @unchecked Sendable {
   ) -> Lookup {
     let record = index.base + TableFileLayout.recordOffset(slot)
     let sequence = self.sequence(slot)
+    // The slot's words in other arrays are read after the record's checks, and the
+    // first read of each in a large table is a cache miss: loaded now, they miss beside
+    // the record's miss instead of one after another (values unused; nothing is trusted).
+    if pin { _ = pins?[slot].load(ordering: .relaxed) }
+    _ = verified[slot].load(ordering: .relaxed)
+    _ = shared.stamps[slot].load(ordering: .relaxed)
     let before = sequence.pointee.load(ordering: .acquiring)
     guard before != 0, before & 3 == 0, record.field(8, as: UInt64.self) == hash else {
       return .other
