@@ -119,7 +119,8 @@ let package = Package(
     .testTarget(
       name: "WebLoadingTests", dependencies: ["WebLoading", "TestFixtures", "Locking"]),
     .testTarget(
-      name: "ImageTablesTests", dependencies: ["ImageTables", "TestFixtures", "Locking"]),
+      name: "ImageTablesTests",
+      dependencies: ["ImageTables", "TestFixtures", "Locking", "table-reader"]),
     .testTarget(
       name: "CacheShardingTests", dependencies: ["CacheSharding", "ImageTables", "TestFixtures"]),
     .testTarget(
