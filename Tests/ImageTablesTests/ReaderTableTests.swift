@@ -1,4 +1,5 @@
 import Foundation
+import TestFixtures
 import Testing
 
 @testable import ImageTables
@@ -15,7 +16,7 @@ struct ReaderTableTests {
   /// the limit named, and once one reader is killed a new one is served in its record.
   /// `IMAGETABLES_READER_PROCESSES` sets how many (Benchmarks/scale/readers runs 1,024
   /// with imgtool itself).
-  @Test func everyReaderProcessIsServedAndAWriterWritesBeside() throws {
+  @Test func everyReaderProcessIsServedAndAWriterWritesBeside() async throws {
     let count =
       ProcessInfo.processInfo.environment["IMAGETABLES_READER_PROCESSES"].flatMap(Int.init) ?? 200
     let folder = try Folder.make()
@@ -31,12 +32,15 @@ struct ReaderTableTests {
     }
     let readers = ReaderProcesses()
     defer { readers.killAll() }
-    for number in 0..<count {
-      try readers.spawn(
-        table: tablePath, result: folder.path + "/reader-\(number)",
-        entity: ("e\(number % 10)", "v1"))
+    // Waiting for hundreds of processes blocks: on a thread of its own, not the pool's.
+    let results = try await onOwnThread {
+      for number in 0..<count {
+        try readers.spawn(
+          table: tablePath, result: folder.path + "/reader-\(number)",
+          entity: ("e\(number % 10)", "v1"))
+      }
+      return try readers.results(folder: folder, count: count)
     }
-    let results = try readers.results(folder: folder, count: count)
     for (number, result) in results.enumerated() {
       #expect(result == "served 16x16 sum \(sums[number % 10])", "reader \(number)")
     }
@@ -52,8 +56,10 @@ struct ReaderTableTests {
     }
     #expect(writer.verify().corrupt.isEmpty)
 
-    try readers.spawn(table: tablePath, result: folder.path + "/one-too-many")
-    let refused = try readers.results(folder: folder, names: ["one-too-many"])
+    let refused = try await onOwnThread {
+      try readers.spawn(table: tablePath, result: folder.path + "/one-too-many")
+      return try readers.results(folder: folder, names: ["one-too-many"])
+    }
     #expect(
       refused == [
         "error \(folder.path)/crowd.shared: all \(count) reader records are held by live "
@@ -64,10 +70,12 @@ struct ReaderTableTests {
       ])
 
     // A dead reader's record is reclaimed by the next claim that finds every one held.
-    readers.kill(0)
-    try readers.spawn(
-      table: tablePath, result: folder.path + "/after-a-death", entity: ("e12", "v1"))
-    let after = try readers.results(folder: folder, names: ["after-a-death"])
+    let after = try await onOwnThread {
+      readers.kill(0)
+      try readers.spawn(
+        table: tablePath, result: folder.path + "/after-a-death", entity: ("e12", "v1"))
+      return try readers.results(folder: folder, names: ["after-a-death"])
+    }
     let expected = try #require(writer.bitmap(entityID: "e12", sourceVersion: "v1"))
     #expect(after == ["served 16x16 sum \(expected.bytes.reduce(0) { $0 + Int($1) })"])
   }
@@ -165,7 +173,9 @@ struct ReaderTableTests {
 
 /// `table-reader` children (Tests/TableReader), started with posix_spawn (hundreds of
 /// them: no Foundation.Process per child) and killed at the end.
-final class ReaderProcesses {
+final class ReaderProcesses: @unchecked Sendable {
+  // Safety of @unchecked Sendable: used by one thread at a time, each handing over to
+  // the next through onOwnThread's continuation.
   private var pids: [pid_t] = []
   static let program = URL(fileURLWithPath: CommandLine.arguments[0])
     .deletingLastPathComponent().appendingPathComponent("table-reader").path
@@ -192,7 +202,7 @@ final class ReaderProcesses {
   func results(folder: URL, names: [String]) throws -> [String] {
     try names.map { name in
       let path = folder.path + "/" + name
-      #expect(waitForFile(path, seconds: 120), "\(name) wrote no result")
+      guard waitForFile(path, seconds: 120) else { return "\(name) wrote no result" }
       return try String(contentsOfFile: path, encoding: .utf8)
         .trimmingCharacters(in: .newlines)
     }
