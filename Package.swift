@@ -103,6 +103,9 @@ let package = Package(
     .executableTarget(
       name: "compare-caches", dependencies: ["ImageTables"],
       path: "Examples/Distributed/CompareCaches"),
+    // One reader process, for the reader-table tests and Benchmarks/scale/readers.
+    .executableTarget(
+      name: "table-reader", dependencies: ["ImageTables"], path: "Tests/TableReader"),
     // URLSession against WebLoading's libcurl client (Benchmarks/http-clients).
     .executableTarget(
       name: "http-client-bench", dependencies: ["WebLoading", "TestFixtures", "Locking"],
@@ -125,7 +128,8 @@ let package = Package(
     .testTarget(
       name: "WebLoadingTests", dependencies: ["WebLoading", "TestFixtures", "Locking"]),
     .testTarget(
-      name: "ImageTablesTests", dependencies: ["ImageTables", "TestFixtures", "Locking"]),
+      name: "ImageTablesTests",
+      dependencies: ["ImageTables", "TestFixtures", "Locking", "table-reader"]),
     .testTarget(
       name: "CacheShardingTests", dependencies: ["CacheSharding", "ImageTables", "TestFixtures"]),
     .testTarget(

@@ -39,6 +39,8 @@ public struct CacheConfiguration: Sendable {
   /// When another writer has a table open (another process, or another `ImageCache`
   /// in this one), wait for it to end (or to ``ImageCache/close()``) rather than fail.
   public var waitForWriter: Bool
+  /// How many processes may read each table at once (``ImageTable/Options/maxReaders``).
+  public var maxReaders = ImageTable.defaultMaxReaders
 
   public init(
     directory: URL, formats: [ImageFormat], device: DeviceClass = .server,

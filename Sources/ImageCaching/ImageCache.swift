@@ -86,7 +86,8 @@ public final class ImageCache: Sendable {
           options: .init(
             readOnly: configuration.readOnly, waitForWriter: configuration.waitForWriter,
             protection: configuration.protection, report: configuration.report,
-            releasesWrittenPages: configuration.releasesWrittenPages))
+            releasesWrittenPages: configuration.releasesWrittenPages,
+            maxReaders: configuration.maxReaders))
       } catch {
         throw .table(format: format.name, error: error)
       }

@@ -38,20 +38,31 @@ public final class ImageTable: @unchecked Sendable {
     /// write, let the kernel take the entry's pages out of this process's memory. They
     /// stay in the page cache and on disk; a later read maps them back.
     public var releasesWrittenPages: Bool
+    /// How many processes' table instances may read the table at once (LMDB's
+    /// `mdb_env_set_maxreaders`): the reader records of its `.shared` file, 64 bytes each
+    /// plus a sparse pin array of 4 bytes per entry, in 1...65,536. It sizes the file when
+    /// an open makes it; later opens use the file's number, and a writer asking for more
+    /// makes the file anew when no reader has it open. A reader finding every record held
+    /// fails with ``ImageTableError/readerLimit(path:limit:)``; the writer needs none.
+    public var maxReaders: Int
 
     public init(
       readOnly: Bool = false, waitForWriter: Bool = false,
       protection: ProtectionState = .alwaysUnlocked,
       report: @escaping @Sendable (ImageTableEvent) -> Void = { _ in },
-      releasesWrittenPages: Bool = false
+      releasesWrittenPages: Bool = false, maxReaders: Int = ImageTable.defaultMaxReaders
     ) {
       self.readOnly = readOnly
       self.waitForWriter = waitForWriter
       self.protection = protection
       self.report = report
       self.releasesWrittenPages = releasesWrittenPages
+      self.maxReaders = maxReaders
     }
   }
+
+  /// The reader records a table's shared file gets when nobody asks for another number.
+  public static let defaultMaxReaders = SharedFile.defaultReaderCount
 
   public let format: ImageFormat
   public let fingerprint: FormatFingerprint
@@ -125,6 +136,9 @@ public final class ImageTable: @unchecked Sendable {
     for path in [tablePath, indexPath, sharedPath, lockPath] where MappedFile.isSymbolicLink(path) {
       throw .symbolicLink(path: path)
     }
+    guard SharedFile.readerCountRange.contains(options.maxReaders) else {
+      throw .invalidMaxReaders(options.maxReaders)
+    }
     if options.readOnly {
       writerLock = nil
     } else {
@@ -141,7 +155,8 @@ public final class ImageTable: @unchecked Sendable {
     let files = try Self.open(
       format: format, fingerprint: fingerprint, headerSize: headerSize,
       paths: Paths(
-        table: tablePath, index: indexPath, shared: sharedPath, lock: lockPath),
+        table: tablePath, index: indexPath, shared: sharedPath, lock: lockPath,
+        maxReaders: options.maxReaders),
       readOnly: options.readOnly, events: &events)
     var initial = TableState(files: files)
     if !options.readOnly {
@@ -300,7 +315,9 @@ public final class ImageTable: @unchecked Sendable {
     guard
       let files = try? Self.open(
         format: format, fingerprint: fingerprint, headerSize: headerSize,
-        paths: Paths(table: tablePath, index: indexPath, shared: sharedPath, lock: lockPath),
+        paths: Paths(
+          table: tablePath, index: indexPath, shared: sharedPath, lock: lockPath,
+          maxReaders: options.maxReaders),
         readOnly: true, events: &events)
     else { return false }
     publish(files)
@@ -360,12 +377,21 @@ public final class ImageTable: @unchecked Sendable {
       state.withLock { $0.abandon(reservation) }
       throw error
     }
-    // Pinned before it is published, so it can never be evicted under the caller.
-    files.pins[reservation.slot].wrappingAdd(1, ordering: .sequentiallyConsistent)
-    let bitmap = Bitmap(
-      base: UnsafeRawPointer(files.pixels(reservation.slot)), mapping: nil, width: width,
-      height: height, bytesPerRow: layout.bytesPerRow, style: layout.style, entityID: entityID,
-      sourceVersion: sourceVersion, pin: files.pins + reservation.slot)
+    // Pinned before it is published, so it can never be evicted under the caller (a
+    // writer without a reader record hands back a copy instead).
+    let bitmap: Bitmap
+    if let pins = files.pins {
+      pins[reservation.slot].wrappingAdd(1, ordering: .sequentiallyConsistent)
+      bitmap = Bitmap(
+        base: UnsafeRawPointer(files.pixels(reservation.slot)), mapping: nil, width: width,
+        height: height, bytesPerRow: layout.bytesPerRow, style: layout.style,
+        entityID: entityID, sourceVersion: sourceVersion, pin: pins + reservation.slot)
+    } else {
+      bitmap = Bitmap(
+        width: width, height: height, style: layout.style, entityID: entityID,
+        sourceVersion: sourceVersion
+      ) { copy in copy.bytes.copyMemory(from: UnsafeRawBufferPointer(drawn)) }
+    }
     state.withLock { state in
       _ = state.commit(
         reservation, entityID: entityID, sourceVersion: sourceVersion, width: width,
@@ -406,7 +432,9 @@ public final class ImageTable: @unchecked Sendable {
     try state.withLock { state throws(ImageTableError) in
       let files = try Self.createFiles(
         format: format, fingerprint: fingerprint, headerSize: headerSize,
-        paths: Paths(table: tablePath, index: indexPath, shared: sharedPath, lock: lockPath),
+        paths: Paths(
+          table: tablePath, index: indexPath, shared: sharedPath, lock: lockPath,
+          maxReaders: options.maxReaders),
         events: &events)
       state = TableState(files: files, generation: state.generation + 1)
       publish(files)
@@ -649,6 +677,8 @@ public final class ImageTable: @unchecked Sendable {
     var index: String
     var shared: String
     var lock: String
+    /// The reader records a shared file made for these files gets (``Options/maxReaders``).
+    var maxReaders = SharedFile.defaultReaderCount
   }
 
   static func reservedLengths(format: ImageFormat, capacity: Int? = nil, headerSize: Int) -> (
@@ -732,10 +762,10 @@ public final class ImageTable: @unchecked Sendable {
         let shared = try openShared(
           path: paths.shared, lockPath: paths.lock, identity: header.identity, format: format,
           capacity: header.capacity, readOnly: readOnly, index: index, table: table,
-          headerSize: header.headerSize)
+          headerSize: header.headerSize, maxReaders: paths.maxReaders)
         let files = try TableFiles(
           table: table, index: index, shared: shared, identity: header.identity,
-          layout: format.layout, headerSize: header.headerSize)
+          layout: format.layout, headerSize: header.headerSize, readOnly: readOnly)
         guard !readOnly, stored != fingerprint else { return files }
         return try carryOver(
           from: files, format: format, fingerprint: fingerprint, stored: stored,
@@ -772,23 +802,31 @@ public final class ImageTable: @unchecked Sendable {
 
   /// The shared file of the table with `identity`. A writer creates it when missing or
   /// stale; so does a reader when no writer runs (it takes the writer's lock for that
-  /// moment); else the reader waits for the writer to make it.
+  /// moment); else the reader waits for the writer to make it. A writer wanting more
+  /// reader records than the file has makes it anew when no reader holds one.
   private static func openShared(
     path: String, lockPath: String, identity: UInt64, format: ImageFormat, capacity: Int,
-    readOnly: Bool, index: MappedFile, table: MappedFile, headerSize: Int
+    readOnly: Bool, index: MappedFile, table: MappedFile, headerSize: Int, maxReaders: Int
   ) throws(ImageTableError) -> SharedFile {
     if let shared = try SharedFile.openExisting(
       path: path, identity: identity, capacity: capacity, readOnly: readOnly)
     {
-      return shared
+      guard !readOnly, shared.readerCount < maxReaders, shared.supersedeIfUnread() else {
+        return shared
+      }
+      // The writer's scan fills the new file's buckets.
+      return try SharedFile.create(
+        path: path, identity: identity, capacity: capacity, readerCount: maxReaders)
     }
     if !readOnly {
-      return try SharedFile.create(path: path, identity: identity, capacity: capacity)
+      return try SharedFile.create(
+        path: path, identity: identity, capacity: capacity, readerCount: maxReaders)
     }
     let deadline = Date().addingTimeInterval(10)
     while Date() < deadline {
       if let lock = try? WriterLock(path: lockPath, wait: false) {
-        let shared = try SharedFile.create(path: path, identity: identity, capacity: capacity)
+        let shared = try SharedFile.create(
+          path: path, identity: identity, capacity: capacity, readerCount: maxReaders)
         shared.insertCommitted(index: index, headerSize: headerSize, format: format, table: table)
         withExtendedLifetime(lock) {}
         return shared
@@ -832,10 +870,11 @@ public final class ImageTable: @unchecked Sendable {
       capacity: format.maximumCount, identity: identity, fingerprint: fingerprint.text
     ).write(to: table.base)
     let shared = try SharedFile.create(
-      path: paths.shared, identity: identity, capacity: format.maximumCount)
+      path: paths.shared, identity: identity, capacity: format.maximumCount,
+      readerCount: paths.maxReaders)
     return try TableFiles(
       table: table, index: index, shared: shared, identity: identity, layout: layout,
-      headerSize: headerSize)
+      headerSize: headerSize, readOnly: false)
   }
 
   private static func createIndex(path: String, identity: UInt64, format: ImageFormat, reserve: Int)

@@ -29,6 +29,11 @@ public enum ImageTableError: Error, Sendable, Equatable, CustomStringConvertible
   case symbolicLink(path: String)
   /// A file could not grow: the disk is full, or a file-size limit was reached.
   case cannotGrow(path: String, bytes: Int, reason: String)
+  /// A reader found every one of the shared file's `limit` reader records held by a live
+  /// process (each open table instance holds one). The writer never needs one.
+  case readerLimit(path: String, limit: Int)
+  /// ``ImageTable/Options/maxReaders`` is outside 1...65,536.
+  case invalidMaxReaders(Int)
 
   public var description: String {
     switch self {
@@ -66,6 +71,13 @@ public enum ImageTableError: Error, Sendable, Equatable, CustomStringConvertible
     case .cannotGrow(let path, let bytes, let reason):
       "\(path): cannot grow to \(bytes) bytes: \(reason); free disk space or raise the "
         + "file-size limit (the table stays usable at its present size)"
+    case .readerLimit(let path, let limit):
+      "\(path): all \(limit) reader records are held by live processes (one per open table "
+        + "instance); close some readers, or raise maxReaders (the manifest's \"maxReaders\", "
+        + "ImageTable.Options.maxReaders): a writer that opens the table with more, while no "
+        + "reader has it open, makes its shared file anew with that many"
+    case .invalidMaxReaders(let value):
+      "maxReaders \(value) is outside 1...65536"
     }
   }
 }

@@ -128,7 +128,9 @@ final class MappedFile: @unchecked Sendable {
     }
   }
 
-  /// Reserves blocks on disk for bytes already inside the file (a sparse region).
+  /// Reserves blocks on disk for `count` bytes at `offset` (a sparse region), growing the
+  /// file over them when they lie past its end; ``length`` stays as it was (for the
+  /// shared file, which claims in other processes grow too).
   func reserve(offset: Int, length count: Int) throws(ImageTableError) {
     // A private copy's writes land in this process's memory, never in the file.
     guard !isPrivateCopy else { return }

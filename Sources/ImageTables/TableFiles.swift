@@ -6,7 +6,7 @@ import Synchronization
 /// this table instance holds in the shared file; the lock-free hit path.
 ///
 /// Every ``Bitmap`` served from these files holds one pin in this object's reader
-/// record until it goes; the object (so the mappings and the record) outlives its
+/// record until it goes (a writer that found no free record serves copies instead); the object (so the mappings and the record) outlives its
 /// table while any pin is held (``keepWhilePinned(_:)``). The protocol is written at
 /// the top of `SharedFile.swift`.
 final class TableFiles: @unchecked Sendable {
@@ -19,19 +19,23 @@ final class TableFiles: @unchecked Sendable {
   let capacity: Int
   let layout: EntryLayout
   let headerSize: Int
-  let reader: Int
-  let pins: UnsafeMutablePointer<Atomic<UInt32>>
+  /// This instance's reader record; nil for a writer that found every record held.
+  let reader: Int?
+  /// The pins of ``reader``'s record; nil with it.
+  let pins: UnsafeMutablePointer<Atomic<UInt32>>?
   /// Per slot: the committed sequence whose pixels this instance has checked (a
   /// checksum once per entry), or that sequence with `failedMark` when they failed.
-  private let verified: UnsafeMutablePointer<Atomic<UInt64>>
+  let verified: UnsafeMutablePointer<Atomic<UInt64>>
   static let failedMark: UInt64 = 1 << 63
   /// Slots wholly inside both files as their lengths were last looked at (at open, and
   /// whenever a slot past them is asked for): no record or pixel past them is read.
   private let checkedSlots = Atomic<Int>(0)
 
+  /// Claims a reader record; a reader (`readOnly`) finding every record held by a live
+  /// process is refused, a writer goes on without one.
   init(
     table: MappedFile, index: MappedFile, shared: SharedFile, identity: UInt64,
-    layout: EntryLayout, headerSize: Int
+    layout: EntryLayout, headerSize: Int, readOnly: Bool
   ) throws(ImageTableError) {
     self.table = table
     self.index = index
@@ -41,7 +45,10 @@ final class TableFiles: @unchecked Sendable {
     self.layout = layout
     self.headerSize = headerSize
     reader = try shared.claimReader()
-    pins = shared.pins(reader)
+    if reader == nil, readOnly, !shared.file.isPrivateCopy {
+      throw .readerLimit(path: shared.file.path, limit: shared.readerCount)
+    }
+    pins = reader.map(shared.pins)
     verified = calloc(max(1, shared.capacity), 8)!.assumingMemoryBound(to: Atomic<UInt64>.self)
     checkedSlots.store(slotCount(), ordering: .relaxed)
   }
@@ -60,7 +67,7 @@ final class TableFiles: @unchecked Sendable {
   }
 
   deinit {
-    shared.releaseReader(reader)
+    if let reader { shared.releaseReader(reader) }
     free(verified)
   }
 
@@ -115,6 +122,12 @@ final class TableFiles: @unchecked Sendable {
   ) -> Lookup {
     let record = index.base + TableFileLayout.recordOffset(slot)
     let sequence = self.sequence(slot)
+    // The slot's words in other arrays are read after the record's checks, and the
+    // first read of each in a large table is a cache miss: loaded now, they miss beside
+    // the record's miss instead of one after another (values unused; nothing is trusted).
+    if pin { _ = pins?[slot].load(ordering: .relaxed) }
+    _ = verified[slot].load(ordering: .relaxed)
+    _ = shared.stamps[slot].load(ordering: .relaxed)
     let before = sequence.pointee.load(ordering: .acquiring)
     guard before != 0, before & 3 == 0, record.field(8, as: UInt64.self) == hash else {
       return .other
@@ -143,7 +156,7 @@ final class TableFiles: @unchecked Sendable {
     let recordHolds =
       checked == before
       || IndexRecord.checksumHolds(record, keyLength: idLength + versionLength, sequence: before)
-    if pin {
+    if pin, let pins {
       pins[slot].wrappingAdd(1, ordering: .sequentiallyConsistent)
       guard sequence.pointee.load(ordering: .sequentiallyConsistent) == before else {
         pins[slot].wrappingSubtract(1, ordering: .releasing)
@@ -153,39 +166,50 @@ final class TableFiles: @unchecked Sendable {
       guard sequence.pointee.load(ordering: .acquiring) == before else { return .other }
     }
     if checked == before | Self.failedMark {
-      if pin { pins[slot].wrappingSubtract(1, ordering: .releasing) }
+      if pin { pins?[slot].wrappingSubtract(1, ordering: .releasing) }
       return .miss  // reported when it failed
     }
     guard recordHolds else {
-      if pin { pins[slot].wrappingSubtract(1, ordering: .releasing) }
+      if pin { pins?[slot].wrappingSubtract(1, ordering: .releasing) }
       verified[slot].store(before | Self.failedMark, ordering: .relaxed)
       return .corrupt(slot: slot, sequence: before, reason: "its record fails its checksum")
+    }
+    // A writer without a reader record serves a copy, checked as it is copied.
+    if pin, pins == nil {
+      return copy(
+        slot: slot, sequence: before, width: width, height: height, checksum: checksum,
+        entityID: entityID, sourceVersion: sourceVersion)
     }
     // An up-to-date check (no pin) reads the record only; the first serve of the entry
     // checks its pixels too.
     if pin, checked != before {
       let reason = verify(slot: slot, height: height, expected: checksum)
       if let reason {
-        pins[slot].wrappingSubtract(1, ordering: .releasing)
+        pins?[slot].wrappingSubtract(1, ordering: .releasing)
         verified[slot].store(before | Self.failedMark, ordering: .relaxed)
         return .corrupt(slot: slot, sequence: before, reason: reason)
       }
       verified[slot].store(before, ordering: .relaxed)
     }
-    // A use of an entry not used since the clock last moved moves it on, so uses between
-    // two writes keep their order (the writer evicts by stamp); a repeated use of the
-    // entry used last writes nothing.
-    if shared.stamps[slot].load(ordering: .relaxed) != shared.clock.pointee.load(ordering: .relaxed)
-    {
-      let stamp = shared.clock.pointee.wrappingAdd(1, ordering: .relaxed).newValue
-      shared.stamps[slot].store(stamp, ordering: .relaxed)
-    }
-    guard pin else { return .present }
+    markUsed(slot)
+    guard pin, let pins else { return .present }
     return .hit(
       Bitmap(
         base: UnsafeRawPointer(pixels(slot)), mapping: nil, width: width, height: height,
         bytesPerRow: layout.bytesPerRow, style: layout.style, entityID: entityID,
         sourceVersion: sourceVersion, pin: pins + slot))
+  }
+
+  /// A use of an entry not used since the clock last moved moves it on, so uses between
+  /// two writes keep their order (the writer evicts by stamp); a repeated use of the
+  /// entry used last writes nothing.
+  @inline(__always)
+  func markUsed(_ slot: Int) {
+    if shared.stamps[slot].load(ordering: .relaxed) != shared.clock.pointee.load(ordering: .relaxed)
+    {
+      let stamp = shared.clock.pointee.wrappingAdd(1, ordering: .relaxed).newValue
+      shared.stamps[slot].store(stamp, ordering: .relaxed)
+    }
   }
 
   /// The source version of the committed entry for `entityID`, whichever it is; no
@@ -254,7 +278,8 @@ final class TableFiles: @unchecked Sendable {
 
   /// Whether any Bitmap of these files is alive (a pin in this instance's record).
   var isPinned: Bool {
-    (0..<capacity).contains { pins[$0].load(ordering: .acquiring) != 0 }
+    guard let pins else { return false }
+    return (0..<capacity).contains { pins[$0].load(ordering: .acquiring) != 0 }
   }
 
   /// Openings whose table went while Bitmaps of them lived; each is let go once its

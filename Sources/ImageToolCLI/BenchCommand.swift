@@ -66,6 +66,8 @@ public struct BenchCommand: Command {
       ("hitsPerSecondTwoThreads", .number(result.threads.hitsTwo)),
       ("hitTwoThreadScaling", .number(result.hitThreadScaling)),
       ("bareTwoThreadScaling", .number(result.bareThreadScaling)),
+      ("readerOpenNanosP50", .number(result.readerOpen.median)),
+      ("writerOpenNanosP50", .number(result.writerOpen.median)),
     ])
   }
 
@@ -93,6 +95,10 @@ public struct BenchCommand: Command {
           + "bare lookup %.2fx (the machine's own ceiling)",
         result.hitThreadScaling, result.threads.hitsTwo / 1e6, result.threads.hitsOne / 1e6,
         result.bareThreadScaling),
+      String(
+        format: "open of the table: read-only %.1f ms, for writing %.1f ms (medians of 5; "
+          + "the first hit included read-only)",
+        result.readerOpen.median / 1e6, result.writerOpen.median / 1e6),
       "",
       "                                     p50 (ns)  p99 (ns)  hit is",
       row("table hit (mmap, zero-copy)", result.hit, nil),

@@ -70,6 +70,7 @@ enum CacheOptions {
     configuration.readOnly = readOnly
     configuration.failOn = try FailOnOption.level(arguments)  // --fail-on, where a command has it
     configuration.waitForWriter = waitForWriter
+    configuration.maxReaders = manifest.maxReaders ?? configuration.maxReaders
     let cache: ImageCache
     do {
       cache = try ImageCache(configuration: configuration)

@@ -25,6 +25,10 @@ struct TableBenchmark {
     var bare: LatencySamples
     /// Lookups a second with one and with two threads (medians of five runs each).
     var threads: (hitsOne: Double, hitsTwo: Double, bareOne: Double, bareTwo: Double)
+    /// Opening the filled table: read-only (as a reader process does) and for writing
+    /// (which scans every record), nanoseconds, five of each alternating.
+    var readerOpen: LatencySamples
+    var writerOpen: LatencySamples
 
     var bareRatio: Double { hit.median / bare.median }
     var hitThreadScaling: Double { threads.hitsTwo / threads.hitsOne }
@@ -109,6 +113,21 @@ struct TableBenchmark {
     }
     let control = Self.heapGrowthPerStep(steps: order.count) { _ in HeapProbe() }
 
+    progress("timing opens of the table, read-only and for writing (five each)")
+    table.close()
+    var readerOpen = LatencySamples(capacity: 5)
+    var writerOpen = LatencySamples(capacity: 5)
+    for _ in 0..<5 {
+      var start = LatencySamples.now()
+      let reader = try ImageTable(format: format, directory: folder, options: .init(readOnly: true))
+      sink &+= reader.bitmap(entityID: ids[0], sourceVersion: "v1")?.bytes[0] ?? 1
+      readerOpen.append(LatencySamples.now() &- start)
+      start = LatencySamples.now()
+      let writer = try ImageTable(format: format, directory: folder)
+      writerOpen.append(LatencySamples.now() &- start)
+      writer.close()
+    }
+
     progress("timing \(rawReads) raw file reads")
     var raw = LatencySamples(capacity: rawReads)
     let buffer = UnsafeMutableRawPointer.allocate(byteCount: bytesPerEntry, alignment: 64)
@@ -137,7 +156,7 @@ struct TableBenchmark {
     return Result(
       entries: entries, side: side, hit: hit, rawFile: raw, pngDecode: png, timerOverhead: timer,
       allocatedBytesPerHit: allocated, controlBytesPerAllocation: control, bare: bare,
-      threads: threads)
+      threads: threads, readerOpen: readerOpen, writerOpen: writerOpen)
   }
 
   private static func headerSize(of tablePath: String) throws -> Int {

@@ -49,6 +49,9 @@ public struct Manifest: Sendable {
   /// Processor plugins the formats need, as the manifest writes them (relative paths
   /// start from its folder): loaded before its pipelines are built.
   public var plugins: [String] = []
+  /// How many processes may read each table at once (`"maxReaders"`, 1...65,536); nil
+  /// for ``ImageTable/defaultMaxReaders`` (see ``ImageTable/Options/maxReaders``).
+  public var maxReaders: Int?
   /// The manifest file, or "built-in".
   public var origin: String
   /// The folder relative cache paths start from.
@@ -183,12 +186,15 @@ public struct Manifest: Sendable {
 
   /// The manifest as JSON, keys in documented order: a starting point for your own.
   public var json: JSONValue {
-    .object(
-      [
-        ("cache", cache.map { .string($0) } ?? .string(Self.defaultCache)),
-        ("device", .string(device.rawValue)),
-        ("background", .string(ArgumentText.color(background))),
-      ] + (plugins.isEmpty ? [] : [("plugins", .array(plugins.map { .string($0) }))]) + [
+    var head: [(String, JSONValue)] = [
+      ("cache", cache.map { .string($0) } ?? .string(Self.defaultCache)),
+      ("device", .string(device.rawValue)),
+      ("background", .string(ArgumentText.color(background))),
+    ]
+    if !plugins.isEmpty { head.append(("plugins", .array(plugins.map { .string($0) }))) }
+    if let maxReaders { head.append(("maxReaders", .integer(maxReaders))) }
+    return .object(
+      head + [
         (
           "formats",
           .array(

@@ -6,7 +6,9 @@ import ImageTables
 struct ManifestReader {
   let path: String
 
-  static let topKeys = ["cache", "device", "background", "plugins", "defaults", "formats"]
+  static let topKeys = [
+    "cache", "device", "background", "plugins", "maxReaders", "defaults", "formats",
+  ]
   static let formatKeys = [
     "name", "family", "size", "scale", "style", "maximumCount", "devices", "protection", "pipeline",
   ]
@@ -75,6 +77,15 @@ struct ManifestReader {
       cache: cache, device: DeviceClass(rawValue: device ?? "server"),
       background: background, formats: formats, origin: path, folder: folder)
     manifest.plugins = noting { () throws(ManifestError) in try plugins(top["plugins"]) } ?? []
+    let maxReaders = noting { () throws(ManifestError) -> Int? in
+      guard let value = try integer(top["maxReaders"], "maxReaders") else { return nil }
+      guard (1...65_536).contains(value) else {
+        throw fail(
+          "maxReaders", "\(value) is outside 1...65536 (processes reading a table at once)")
+      }
+      return value
+    }
+    if let maxReaders = maxReaders.flatMap({ $0 }) { manifest.maxReaders = maxReaders }
     return manifest
   }
 

@@ -108,7 +108,7 @@ struct TableCommandTests {
     for key in [
       "hitNanosP50", "hitNanosP99", "rawFileRatio", "pngDecodeRatio", "bareMmapNanosP50",
       "hitOverBareRatio", "hitsPerSecondOneThread", "hitsPerSecondTwoThreads",
-      "hitTwoThreadScaling", "bareTwoThreadScaling",
+      "hitTwoThreadScaling", "bareTwoThreadScaling", "readerOpenNanosP50", "writerOpenNanosP50",
     ] {
       let value = try #require(object[key] as? Double, "\(key)")
       #expect(value > 0, "\(key)")
