@@ -59,11 +59,14 @@ public final class MisbehavingServer: Sendable {
     let child = try ChildServer(
       executable: python, arguments: [Python.script("misbehaving_server.py")],
       errorLog: folder.appendingPathComponent("misbehaving-server.log"), captureOutput: true)
-    // The script prints its port as one line once it listens; EOF means it failed.
+    // The script prints its port as one line once it listens; EOF means it failed. A
+    // read a signal interrupts (EINTR: a test's child process ending) is made again.
     var line: [UInt8] = []
     var byte: UInt8 = 0
-    while let output = child.output, read(output.fileDescriptor, &byte, 1) == 1 {
-      if byte == UInt8(ascii: "\n") { break }
+    while let output = child.output {
+      let got = read(output.fileDescriptor, &byte, 1)
+      if got < 0, errno == EINTR { continue }
+      guard got == 1, byte != UInt8(ascii: "\n") else { break }
       line.append(byte)
     }
     guard let port = Int(String(decoding: line, as: UTF8.self)) else {
