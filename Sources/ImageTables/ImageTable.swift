@@ -42,8 +42,10 @@ public final class ImageTable: @unchecked Sendable {
     /// `mdb_env_set_maxreaders`): the reader records of its `.shared` file, 64 bytes each
     /// plus a sparse pin array of 4 bytes per entry, in 1...65,536. It sizes the file when
     /// an open makes it; later opens use the file's number, and a writer asking for more
-    /// makes the file anew when no reader has it open. A reader finding every record held
-    /// fails with ``ImageTableError/readerLimit(path:limit:)``; the writer needs none.
+    /// makes the file anew when no reader has it open. Every open instance claims a
+    /// record while one is free, a writer's too. A reader finding every record held fails
+    /// with ``ImageTableError/readerLimit(path:limit:)``; a writer finding none still
+    /// writes, and serves copies.
     public var maxReaders: Int
 
     public init(

@@ -180,6 +180,15 @@ final class TableFiles: @unchecked Sendable {
         slot: slot, sequence: before, width: width, height: height, checksum: checksum,
         entityID: entityID, sourceVersion: sourceVersion)
     }
+    // An entry checked at an earlier serve is served again without reading its pixels,
+    // but another process may have cut the file since: its last byte is read (a page
+    // cut away faults and is replaced by zeros, see CMappingGuard), and if any fault
+    // happened meanwhile in this process its pixels are checked again.
+    if pin, checked == before {
+      let faults = mapping_guard_total_faults()
+      _ = mapping_guard_touch(pixels(slot) + layout.bytesPerRow * height - 1)
+      if mapping_guard_total_faults() != faults { checked = 0 }
+    }
     // An up-to-date check (no pin) reads the record only; the first serve of the entry
     // checks its pixels too.
     if pin, checked != before {

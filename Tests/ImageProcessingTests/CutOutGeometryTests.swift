@@ -194,6 +194,26 @@ struct CutOutGeometryTests {
     let (decode, processing) = try Self.decode(for: Pipeline(spec: "fill", processors: []))
     let cropped = try pipeline.process(decode, context: processing)
     #expect((cropped.width, cropped.height) == (100, 60))
+    let reference = try registry.pipeline("sharpen").process(decode, context: processing)
+      .cropped(left: 10, top: 20, width: 100, height: 60)
+    #expect(try Self.largestDifference(cropped, reference) == 0)
+  }
+
+  /// The attention window a fill of the decode left in the fill's memo is the decode's:
+  /// a fill of a cut-out whose window has the same size (full-width rows of the decode,
+  /// 250x150, filled to 100x50: a 250x125 window in both) finds its own, as a fill of the
+  /// cut-out with no memo does.
+  @Test func aFillOfACutOutFindsItsOwnAttentionWindow() throws {
+    let (decode, base) = try Self.decode(for: Pipeline(spec: "fill", processors: []))
+    var processing = base
+    processing.memo = ProcessingMemo()
+    _ = try registry.pipeline("fill(crop: attention)").process(decode, context: processing)
+    let rows = try decode.cropped(left: 0, top: 68, width: 250, height: 150)
+    let fill = ImageProcessors.Fill(crop: .attention)
+    let avatar = try fill.process(rows, context: processing)
+    let alone = try fill.process(rows, context: context(Self.box.width, Self.box.height))
+    #expect((avatar.width, avatar.height) == Self.box)
+    #expect(try avatar.writePixels() == alone.writePixels())
   }
 
   /// Outside a pipeline, a context set for the decode describes only an image of the

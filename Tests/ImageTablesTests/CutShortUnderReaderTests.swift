@@ -88,6 +88,35 @@ struct CutShortUnderReaderTests {
     }
   }
 
+  /// Entries served (and so checked) before another process cut the table are not
+  /// served again from the zeros past the cut: each serve reads its entry's last byte, a
+  /// page cut away faults there, and the entry's pixels are checked again. The first
+  /// lookup after the cut is of an entry past it, before any other read has faulted.
+  @Test func anEntryCheckedBeforeTheCutIsCheckedAgainAfterIt() throws {
+    let folder = try Folder.make()
+    let writer = try ImageTable(format: Self.format, directory: folder)
+    for number in 0..<40 { try writeEntry(writer, "photo-\(number)") }
+    writer.close()
+    let reader = try ImageTable(
+      format: Self.format, directory: folder, options: .init(readOnly: true))
+    let entries = reader.entries().sorted { $0.slot > $1.slot }
+    try #require(entries.count == 40)
+    for entry in entries {
+      let bitmap = try #require(reader.bitmap(entityID: entry.entityID, sourceVersion: "v1"))
+      #expect(holdsExpectedPixels(bitmap))
+    }
+    try truncateInAnotherProcess(
+      reader.tablePath, to: reader.headerSize + 20 * Self.format.layout.entryStride)
+    for entry in entries {
+      let bitmap = reader.bitmap(entityID: entry.entityID, sourceVersion: "v1")
+      if entry.slot < 20 {
+        #expect(bitmap.map(holdsExpectedPixels) == true, "slot \(entry.slot) lost")
+      } else {
+        #expect(bitmap == nil, "\(entry.entityID) in slot \(entry.slot) served past the cut")
+      }
+    }
+  }
+
   /// A writer killed while it draws leaves its slot mid-write: a reader sees a torn write
   /// while no writer runs, and the next writer's open clears it.
   @Test func aWriteTornByAKillIsFoundAndClearedByTheNextWriter() throws {

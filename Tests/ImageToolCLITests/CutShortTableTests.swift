@@ -155,6 +155,8 @@ struct CutShortTableTests {
               "\(cut): \(command) does not name the table: \(result[command]!.err)")
           }
           #expect(result["merge"]!.status == 1, "\(cut): merge copied a damaged table")
+          // The last entry is among those lost: its export fails.
+          #expect(result["export"]!.status == 1, "\(cut): export of a lost entry succeeded")
         }
         if let export = result["export"], export.status != 0 {
           #expect(!export.err.isEmpty, "\(cut): export failed without a word")

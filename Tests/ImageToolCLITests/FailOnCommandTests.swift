@@ -144,6 +144,36 @@ struct FailOnCommandTests {
     #expect(lenient.status == 0, "\(lenient.err)")
   }
 
+  /// The warnings of photos refused before it are not read as a later photo's reason:
+  /// libvips keeps their text in its one error buffer. A JPEG cut inside its tables
+  /// (rocket.jpg's first 700 bytes, then FF D9) fails for its own reason, not "truncated".
+  @Test func aRefusedPhotosWarningsAreNotTheNextPhotosReason() async throws {
+    let folder = try Fixtures.temporaryFolder()
+    var inputs: [String] = []
+    for (index, name) in ["rocket.jpg", "hubble.jpg", "retina.jpg"].enumerated() {
+      let cut = try Generated.jpegCutWithEndMarker(name, in: folder)
+      let path = folder.appendingPathComponent("\(index)-\(name)").path
+      try FileManager.default.moveItem(atPath: cut, toPath: path)
+      inputs.append(path)
+    }
+    let rocket = try Fixtures.bytes("rocket.jpg")
+    let headerCut = try Generated.file(
+      "3-tables-cut.jpg", bytes: Array(rocket.prefix(700)) + [0xFF, 0xD9], in: folder)
+    let alone = await runTool([
+      "render", "--family", "avatar", "--quiet", "--jobs", "1", "--cache",
+      folder.appendingPathComponent("alone").path, headerCut,
+    ])
+    let after = await runTool(
+      [
+        "render", "--family", "avatar", "--quiet", "--jobs", "1", "--cache",
+        folder.appendingPathComponent("cache").path,
+      ] + inputs + [headerCut])
+    let line = { (out: [String]) in out.first { $0.contains(headerCut) } }
+    #expect(line(alone.out) != nil, "\(alone.out)")
+    #expect(line(after.out) == line(alone.out), "\(after.out)")
+    #expect(line(after.out)?.contains("premature end") == false, "\(after.out)")
+  }
+
   @Test func helpExplainsTheLevels() async throws {
     for command in ["render", "apply", "info"] {
       let help = await runTool(["help", command]).out.joined(separator: "\n")

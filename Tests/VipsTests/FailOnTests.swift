@@ -188,6 +188,29 @@ struct FailOnTests {
     #expect(seen.allSatisfy { $0.broken != $0.decoded }, "\(seen)")
   }
 
+  /// The warnings collected on a thread are that thread's decode's alone: a whole JPEG
+  /// decoded while a broken one warns on another thread collects none, and the broken one
+  /// collects its own every time.
+  @Test func warningsAreCollectedOnTheDecodingThreadOnly() throws {
+    let folder = try Fixtures.temporaryFolder()
+    let broken = try Self.bytes(Generated.jpegWithStrayMarker(in: folder))
+    let whole = try Fixtures.bytes("hubble.jpg")
+    @Sendable func warnings(_ bytes: [UInt8]) throws -> [String] {
+      try WarningLog.onThisThread { () throws(VipsError) in
+        try VipsImage(bytes: bytes).materializedOnThisThread()
+      }.1
+    }
+    let outcomes = Lock<[(broken: Bool, warned: Bool)]>([])
+    DispatchQueue.concurrentPerform(iterations: 24) { index in
+      let isBroken = index % 2 == 0
+      let warned = (try? warnings(isBroken ? broken : whole)).map(TruncationCheck.decodeWarned)
+      outcomes.withLock { $0.append((isBroken, warned ?? false)) }
+    }
+    let seen = outcomes.withLock { $0 }
+    #expect(seen.count == 24)
+    #expect(seen.allSatisfy { $0.broken == $0.warned }, "\(seen)")
+  }
+
   @Test func theLevelsAreLibvipssNames() {
     #expect(FailOn.allCases.map(\.rawValue) == ["none", "truncated", "error", "warning"])
   }

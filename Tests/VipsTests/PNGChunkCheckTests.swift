@@ -76,7 +76,9 @@ struct PNGChunkCheckTests {
     let path = try Generated.file("long-text.png", bytes: bytes, in: Fixtures.temporaryFolder())
     let image = try VipsImage(file: path)
     #expect(image.header.width == 8 && image.header.height == 8)
-    #expect(try image.pixel(x: 3, y: 3) == [0, 0, 0])
+    // libvips's own load of the PNG without the chunk: the same pixels.
+    let plain = try VipsImage(bytes: Self.png(inserting: []))
+    #expect(try image.writePixels() == plain.writePixels())
     #expect(PNGChunkCheck.overlongChunk(in: bytes) == nil)
   }
 

@@ -33,4 +33,10 @@ static inline uint64_t mapping_guard_total_faults(void) {
   return __atomic_load_n(&mapping_guard_fault_count, __ATOMIC_RELAXED);
 }
 
+/// Reads the byte at `address` (a volatile load the compiler keeps): under the guard, a
+/// page cut away since it was last read faults here, and the fault count moves.
+static inline uint8_t mapping_guard_touch(const void *address) {
+  return *(const volatile uint8_t *)address;
+}
+
 #endif
