@@ -332,7 +332,7 @@ final class TableFiles: @unchecked Sendable {
     return .init(
       slot: records, entityID: nil,
       reason: "the index file is cut short: it holds \(records) records for the table's "
-        + "\(slots) slots; the entries of slots \(records)..<\(slots) are lost")
+        + "\(slots) slots; any entry in slots \(records) to \(slots - 1) is lost")
   }
 
   /// Every problem of the files' lengths: ``lengthProblem()``, and each committed record

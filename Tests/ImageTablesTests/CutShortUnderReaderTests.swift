@@ -117,6 +117,28 @@ struct CutShortUnderReaderTests {
     }
   }
 
+  /// An index cut short is named with the slots it leaves without records, in words.
+  @Test func anIndexCutShortNamesTheSlotsItLeftWithoutRecords() throws {
+    let folder = try Folder.make()
+    let writer = try ImageTable(format: Self.format, directory: folder)
+    for number in 0..<16 { try writeEntry(writer, "photo-\(number)") }
+    writer.close()
+    let paths = try ImageTable(
+      format: Self.format, directory: folder, options: .init(readOnly: true))
+    let tableLength = try #require(
+      try FileManager.default.attributesOfItem(atPath: paths.tablePath)[.size] as? Int)
+    let slots = (tableLength - paths.headerSize) / Self.format.layout.entryStride
+    try #require(slots >= 16)
+    try truncateInAnotherProcess(paths.indexPath, to: TableFileLayout.recordOffset(4))
+    let reader = try ImageTable(
+      format: Self.format, directory: folder, options: .init(readOnly: true))
+    let report = reader.verify()
+    #expect(
+      report.corrupt.first?.reason
+        == "the index file is cut short: it holds 4 records for the table's \(slots) slots; "
+        + "any entry in slots 4 to \(slots - 1) is lost", "\(report.corrupt)")
+  }
+
   /// A writer killed while it draws leaves its slot mid-write: a reader sees a torn write
   /// while no writer runs, and the next writer's open clears it.
   @Test func aWriteTornByAKillIsFoundAndClearedByTheNextWriter() throws {
