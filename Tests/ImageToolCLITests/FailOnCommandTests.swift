@@ -168,10 +168,14 @@ struct FailOnCommandTests {
         "render", "--family", "avatar", "--quiet", "--jobs", "1", "--cache",
         folder.appendingPathComponent("cache").path,
       ] + inputs + [headerCut])
-    let line = { (out: [String]) in out.first { $0.contains(headerCut) } }
-    #expect(line(alone.out) != nil, "\(alone.out)")
-    #expect(line(after.out) == line(alone.out), "\(after.out)")
-    #expect(line(after.out)?.contains("premature end") == false, "\(after.out)")
+    // libvips's own text for the file varies from run to run ("source: bad seek to ..."
+    // before libjpeg's reason, or not): its reason, never the others' words.
+    for result in [alone, after] {
+      let line = try #require(result.out.first { $0.contains(headerCut) }, "\(result.out)")
+      #expect(line.hasPrefix("  failed: \(headerCut): load failed: "), "\(line)")
+      #expect(line.contains("VipsJpeg: Bogus DQT index 9"), "\(line)")
+      #expect(!line.contains("premature end") && !line.contains("truncated"), "\(line)")
+    }
   }
 
   @Test func helpExplainsTheLevels() async throws {
