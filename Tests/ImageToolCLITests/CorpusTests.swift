@@ -51,6 +51,9 @@ import Vips
     // Cut short inside a chunk, and not called truncated.
     "libpng/crashers/bad_iCCP.png": "other",
     "libpng/crashers/huge_IDAT.png": "other",
+    // Found by Fuzz/DecodeFuzz: libvips's "jxlload_buffer: error JxlDecoderProcessInput",
+    // and libjxl's own debug lines on standard error.
+    "fuzz/jxl-bad-frame-header.jxl": "other",
   ]
 
   /// Renders today more than ``meanLevelsAllowed`` off libvips's thumbnail, with the
