@@ -123,7 +123,7 @@ let package = Package(
     // libvips at test time (Tests/Fixtures/README.md).
     .target(
       name: "TestFixtures", dependencies: ["Vips", "Locking"], path: "Tests/Fixtures",
-      exclude: ["photos", "bad", "web", "README.md", "CREDITS.md"]),
+      exclude: ["photos", "bad", "web", "corpora", "README.md", "CREDITS.md"]),
     .testTarget(name: "VipsTests", dependencies: ["Vips", "TestFixtures"]),
     .testTarget(
       name: "WebLoadingTests", dependencies: ["WebLoading", "TestFixtures", "Locking"]),
@@ -152,7 +152,7 @@ let package = Package(
       dependencies: [
         "ImageToolCLI", "ImageTables", "PhotoModels", "Vips", "imgtool", "Gallery", "TestFixtures",
         "CacheSharding", "compare-caches", "ImageToolManifest", "ImageCaching", "Locking",
-        "WebLoading",
+        "WebLoading", "ImageProcessing",
       ]),
   ],
   swiftLanguageModes: [.v6]
