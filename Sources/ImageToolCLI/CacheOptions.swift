@@ -69,6 +69,7 @@ enum CacheOptions {
       report: { console.err("imgtool: warning: \($0)") }, releasesWrittenPages: batch)
     configuration.readOnly = readOnly
     configuration.failOn = try FailOnOption.level(arguments)  // --fail-on, where a command has it
+    configuration.decodeTimeout = try TimeoutOption.limit(arguments)  // --timeout, likewise
     configuration.waitForWriter = waitForWriter
     configuration.maxReaders = manifest.maxReaders ?? configuration.maxReaders
     let cache: ImageCache
