@@ -28,7 +28,7 @@ public struct ApplyCommand: Command {
         "background", value: "colour",
         help: "What transparency is flattened onto for opaque styles (default #ffffff)."),
       FailOnOption.spec,
-      TimeoutOption.spec,
+      DecodeTimeoutOption.spec,
       CacheOptions.manifestSpec,
     ],
     arguments: [
@@ -62,7 +62,7 @@ public struct ApplyCommand: Command {
       )
     }
     let failOn = try FailOnOption.level(arguments)
-    let limit = try TimeoutOption.limit(arguments)
+    let limit = try DecodeTimeoutOption.limit(arguments)
     let (input, output) = (arguments.positionals[0], arguments.positionals[1])
     guard EncodedFormat(path: output) != nil else {
       throw CommandLineError.invalidValue(

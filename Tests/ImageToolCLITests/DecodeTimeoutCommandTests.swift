@@ -4,9 +4,9 @@ import Testing
 
 @testable import ImageToolCLI
 
-/// `--timeout SECONDS` on the commands that decode: `render`, `apply`, `info`.
-@Suite("--timeout")
-struct TimeoutCommandTests {
+/// `--decode-timeout SECONDS` on the commands that decode: `render`, `apply`, `info`.
+@Suite("--decode-timeout")
+struct DecodeTimeoutCommandTests {
   static let svgz = Fixtures.folder.appendingPathComponent("bad/gzip-then-bytes.svgz").path
 
   @Test(
@@ -23,14 +23,14 @@ struct TimeoutCommandTests {
     let out = try Fixtures.temporaryFolder().appendingPathComponent("out.png").path
     let cache = try Fixtures.temporaryFolder().path
     for command in [
-      ["render", "--family", "avatar", "--cache", cache, "--timeout", value, photo],
-      ["apply", "--pipeline", "fill", "--size", "8x8", "--timeout", value, photo, out],
-      ["info", "--timeout", value, photo],
+      ["render", "--family", "avatar", "--cache", cache, "--decode-timeout", value, photo],
+      ["apply", "--pipeline", "fill", "--size", "8x8", "--decode-timeout", value, photo, out],
+      ["info", "--decode-timeout", value, photo],
     ] {
       let result = await runTool(command)
       #expect(result.status == 64, "\(command)")
       #expect(
-        result.err.first == "imgtool: invalid value '\(value)' for '--timeout': \(reason)",
+        result.err.first == "imgtool: invalid value '\(value)' for '--decode-timeout': \(reason)",
         "\(command)")
     }
   }
@@ -38,11 +38,12 @@ struct TimeoutCommandTests {
   @Test("a fraction of a second is a limit, and the help of each command explains it")
   func limitsAndHelp() async throws {
     #expect(
-      try TimeoutOption.limit(ParsedArguments(values: ["timeout": ["0.5"]])) == .milliseconds(500))
-    #expect(try TimeoutOption.limit(ParsedArguments()) == .seconds(30))
+      try DecodeTimeoutOption.limit(ParsedArguments(values: ["decode-timeout": ["0.5"]]))
+        == .milliseconds(500))
+    #expect(try DecodeTimeoutOption.limit(ParsedArguments()) == .seconds(30))
     for command in ["render", "apply", "info"] {
       let help = await runTool(["help", command]).out.joined(separator: " ")
-      #expect(help.contains("--timeout <seconds>"), "\(command)")
+      #expect(help.contains("--decode-timeout <seconds>"), "\(command)")
       #expect(help.contains("default 30"), "\(command)")
     }
   }
@@ -50,7 +51,9 @@ struct TimeoutCommandTests {
   @Test("info names an SVGZ that hangs libvips's sniff at once, and goes on to the next file")
   func infoAnswersForTheHangingSVGZ() async throws {
     let start = ContinuousClock.now
-    let result = await runTool(["info", "--timeout", "5", Self.svgz, Paths.bundled("coffee.png")])
+    let result = await runTool([
+      "info", "--decode-timeout", "5", Self.svgz, Paths.bundled("coffee.png"),
+    ])
     #expect(ContinuousClock.now - start < .seconds(60))
     #expect(result.status == 1)
     #expect(
