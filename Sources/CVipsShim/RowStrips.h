@@ -3,6 +3,7 @@
 #define CVIPSSHIM_ROW_STRIPS_H
 
 #include <vips/vips.h>
+#include "CVipsShim.h"
 
 enum { ROW_STRIP_HEIGHT = 16 /* rows computed at a time */ };
 
@@ -15,6 +16,9 @@ typedef void (*RowFunction)(const VipsPel *row, int y, int width, void *context)
 static inline int each_row(VipsImage *in, RowFunction each, void *context) {
   VipsRegion *region = vips_region_new(in);
   for (int top = 0; top < in->Ysize; top += ROW_STRIP_HEIGHT) {
+    /* Past this thread's time limit (Deadline.c): libvips's kill switch fails the
+     * prepare below. */
+    cvips_kill_if_deadline_passed(in);
     VipsRect strip = {0, top, in->Xsize, MIN(ROW_STRIP_HEIGHT, in->Ysize - top)};
     if (vips_region_prepare(region, &strip)) {
       g_object_unref(region);

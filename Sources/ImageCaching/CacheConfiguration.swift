@@ -19,6 +19,15 @@ public struct CacheConfiguration: Sendable {
   /// How damaged a source may be and still fill (libvips's `fail_on`): the default
   /// refuses a file cut short but fills from a JPEG missing only its EOI marker.
   public var failOn: FailOn
+  /// The longest one fill's decode, pipelines and rasterising may take (30 seconds by
+  /// default): past it the fill stops and fails with
+  /// ``Vips/VipsError/timedOut(source:seconds:)`` ("took longer than 30 s"), writes
+  /// nothing, and the cache's other fills go on. libvips's kill switch stops the pixel
+  /// work; the steps before an image exists (the loader's sniff and header), which
+  /// libvips cannot be asked to stop, run on a worker that is abandoned at the limit
+  /// (see ARCHITECTURE.md, "Every input answers in bounded time"). A source's download
+  /// is not counted: ``WebLoading/HTTPLimits`` bound it.
+  public var decodeTimeout: Duration
   /// The cache's own worker threads, which run every fill's decode, pipelines,
   /// rasterising and writes (never Swift's cooperative pool); the default is the
   /// number of cores.
@@ -46,7 +55,8 @@ public struct CacheConfiguration: Sendable {
     directory: URL, formats: [ImageFormat], device: DeviceClass = .server,
     background: RGBA = RGBA(255, 255, 255), registry: ProcessorRegistry = .withBuiltIns(),
     protection: ProtectionState = .alwaysUnlocked, limits: ImageLimits = .standard,
-    failOn: FailOn = .truncated, workers: Int = ProcessInfo.processInfo.activeProcessorCount,
+    failOn: FailOn = .truncated, decodeTimeout: Duration = .seconds(30),
+    workers: Int = ProcessInfo.processInfo.activeProcessorCount,
     loader: (any SourceLoader)? = nil,
     report: @escaping @Sendable (ImageTableEvent) -> Void = { _ in },
     releasesWrittenPages: Bool = false, readOnly: Bool = false, waitForWriter: Bool = false
@@ -59,6 +69,7 @@ public struct CacheConfiguration: Sendable {
     self.protection = protection
     self.limits = limits
     self.failOn = failOn
+    self.decodeTimeout = decodeTimeout
     self.workers = workers
     self.loader = loader ?? StandardLoader(http: HTTPSourceLoader(imageLimits: limits))
     self.report = report

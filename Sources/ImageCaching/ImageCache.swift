@@ -572,6 +572,43 @@ public final class ImageCache: Sendable {
       if operation.isCancelled { throw .cancelled(entityID: entity.id) }
     }
     try step()
+    // The decode, the pipelines and the rasterising run under the time limit; the
+    // writes after them only copy pixels already computed, so a fill stopped at its
+    // limit has written nothing.
+    let rasters = try Vips.withTimeLimit(
+      configuration.decodeTimeout, source: source.name,
+      timedOut: { CacheError.source(entityID: entity.id, source: source.name, error: $0) }
+    ) { () throws(CacheError) in
+      try rasterize(entity, source: source, formats: names, step: step)
+    }
+    var written: [String: Bitmap] = [:]
+    for (name, raster) in rasters {
+      guard let table = tables[name] else { continue }
+      if operation.isCancelled {
+        for name in written.keys { tables[name]?.delete(entityID: entity.id) }
+        throw .cancelled(entityID: entity.id)
+      }
+      do {
+        written[name] = try table.write(
+          entityID: entity.id, sourceVersion: entity.sourceVersion, width: raster.width,
+          height: raster.height
+        ) { canvas in raster.draw(into: canvas) }
+      } catch {
+        let failure =
+          error as? ImageTableError
+          ?? .io(path: table.tablePath, operation: "write", message: "\(error)")
+        throw undo(written, of: entity, family: formats[name]?.family ?? "", failure: failure)
+      }
+    }
+    return written
+  }
+
+  /// A fill's decode and, for each format, its pipeline and rasterising: the pixels its
+  /// writes copy.
+  private func rasterize(
+    _ entity: Entity, source: Source, formats names: [String],
+    step: () throws(CacheError) -> Void
+  ) throws(CacheError) -> [(String, Rasterizer)] {
     let decoded = try decode(entity, source: source, covering: names)
     // What a processor learns about the decoded image (where attention or faces are)
     // serves every format of this fill.
@@ -604,26 +641,7 @@ public final class ImageCache: Sendable {
         throw .processing(entityID: entity.id, format: name, error: error)
       }
     }
-    var written: [String: Bitmap] = [:]
-    for (name, raster) in rasters {
-      guard let table = tables[name] else { continue }
-      if operation.isCancelled {
-        for name in written.keys { tables[name]?.delete(entityID: entity.id) }
-        throw .cancelled(entityID: entity.id)
-      }
-      do {
-        written[name] = try table.write(
-          entityID: entity.id, sourceVersion: entity.sourceVersion, width: raster.width,
-          height: raster.height
-        ) { canvas in raster.draw(into: canvas) }
-      } catch {
-        let failure =
-          error as? ImageTableError
-          ?? .io(path: table.tablePath, operation: "write", message: "\(error)")
-        throw undo(written, of: entity, family: formats[name]?.family ?? "", failure: failure)
-      }
-    }
-    return written
+    return rasters
   }
 
   /// A fill is all or nothing: when one format's write fails, the entries this fill

@@ -28,6 +28,7 @@ public struct ApplyCommand: Command {
         "background", value: "colour",
         help: "What transparency is flattened onto for opaque styles (default #ffffff)."),
       FailOnOption.spec,
+      DecodeTimeoutOption.spec,
       CacheOptions.manifestSpec,
     ],
     arguments: [
@@ -61,6 +62,7 @@ public struct ApplyCommand: Command {
       )
     }
     let failOn = try FailOnOption.level(arguments)
+    let limit = try DecodeTimeoutOption.limit(arguments)
     let (input, output) = (arguments.positionals[0], arguments.positionals[1])
     guard EncodedFormat(path: output) != nil else {
       throw CommandLineError.invalidValue(
@@ -81,14 +83,16 @@ public struct ApplyCommand: Command {
       pixelHeight: parts[1] * scale, scale: scale, style: style, entityID: input,
       background: background)
     do {
-      let source = try SourceDecoder.decode(
-        file: input, for: [(pipeline, processing)], failOn: failOn)
-      var processing = processing
-      processing.geometry = source.geometry
-      let processed = try pipeline.process(source.image, context: processing)
-      let raster = try Rasterizer.prepare(
-        processed, style: style, background: background, slotWidth: processing.pixelWidth,
-        slotHeight: processing.pixelHeight, format: "apply")
+      let raster = try Vips.withTimeLimit(limit, source: input, timedOut: { $0 as any Error }) {
+        let source = try SourceDecoder.decode(
+          file: input, for: [(pipeline, processing)], failOn: failOn)
+        var processing = processing
+        processing.geometry = source.geometry
+        let processed = try pipeline.process(source.image, context: processing)
+        return try Rasterizer.prepare(
+          processed, style: style, background: background, slotWidth: processing.pixelWidth,
+          slotHeight: processing.pixelHeight, format: "apply")
+      }
       try raster.image().write(to: output)
       context.console.out(
         "\(output): \(raster.width)x\(raster.height) \(style.rawValue) from \(input) through "

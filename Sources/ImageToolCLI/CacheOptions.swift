@@ -69,6 +69,8 @@ enum CacheOptions {
       report: { console.err("imgtool: warning: \($0)") }, releasesWrittenPages: batch)
     configuration.readOnly = readOnly
     configuration.failOn = try FailOnOption.level(arguments)  // --fail-on, where a command has it
+    // --decode-timeout, likewise
+    configuration.decodeTimeout = try DecodeTimeoutOption.limit(arguments)
     configuration.waitForWriter = waitForWriter
     configuration.maxReaders = manifest.maxReaders ?? configuration.maxReaders
     let cache: ImageCache

@@ -24,6 +24,7 @@ public struct InfoCommand: Command {
       .init(
         "max-dimension", value: "n", help: "Refuse images with a longer side (default 65535)."),
       FailOnOption.spec,
+      DecodeTimeoutOption.spec,
     ],
     arguments: [.init("file", help: "Image files (JPEG, PNG, WebP, TIFF, GIF...).", repeats: true)]
   )
@@ -60,11 +61,13 @@ public struct InfoCommand: Command {
       maxDimension: try arguments.integer(
         "max-dimension", in: 1...10_000_000, default: ImageLimits.standard.maxDimension))
     let failOn = try FailOnOption.level(arguments)
+    let limit = try DecodeTimeoutOption.limit(arguments)
     var failed = 0
     for path in arguments.positionals {
       do {
-        let record = try describe(
-          path, limits: limits, decode: !arguments.flag("header-only"), failOn: failOn)
+        let record = try DecodeTimeoutOption.bounded(limit, source: path) { () throws(VipsError) in
+          try describe(path, limits: limits, decode: !arguments.flag("header-only"), failOn: failOn)
+        }
         if arguments.flag("json") {
           console.out(record.json.text)
         } else {

@@ -36,6 +36,7 @@ public struct RenderCommand: Command {
           help: "Render only shard I of N (by a stable hash of the entity id); env/N takes I "
             + "from JOB_COMPLETION_INDEX, SLURM_ARRAY_TASK_ID or AWS_BATCH_JOB_ARRAY_INDEX."),
         FailOnOption.spec,
+        DecodeTimeoutOption.spec,
       ] + URLOptions.specs + CacheOptions.specs,
       arguments: [
         .init(
@@ -134,6 +135,7 @@ public struct RenderCommand: Command {
       "jobs", in: 1...256, default: ProcessInfo.processInfo.activeProcessorCount)
     let shard = try Self.shard(arguments)
     _ = try FailOnOption.level(arguments)  // a bad level is named before any work
+    _ = try DecodeTimeoutOption.limit(arguments)  // and a bad limit
     let manifest = try CacheOptions.manifest(arguments)
     guard !manifest.formats(family: family).isEmpty else {
       let families = manifest.families.joined(separator: ", ")
@@ -464,7 +466,10 @@ public struct RenderCommand: Command {
       let written = try await cache.fill(entity, family: family, only: Set(missing), force: force)
       return Outcome(written: written.count)
     } catch {
-      return Outcome(failure: Self.reason(error, path: input.path))
+      var outcome = Outcome(failure: Self.reason(error, path: input.path))
+      // Its own time limit, not another's message: alone it would take as long again.
+      if case .source(_, _, .timedOut) = error { outcome.retryAlone = false }
+      return outcome
     }
   }
 

@@ -18,6 +18,7 @@ enum InputCheck {
     }
     let size = (try? FileManager.default.attributesOfItem(atPath: path)[.size] as? Int) ?? 0
     guard size > 0 else { throw .empty(source: path) }
+    if GzipCheck.isGzip(file: path) { throw GzipCheck.refusal(source: path) }
     try checkLoader(findLoader { vips_foreign_find_load(path) }, source: path)
     if let chunk = PNGChunkCheck.overlongChunk(file: path) {
       throw .truncated(source: path, message: chunk.reason)
@@ -30,6 +31,7 @@ enum InputCheck {
     -> ByteBuffer
   {
     guard !bytes.isEmpty else { throw .empty(source: name) }
+    if GzipCheck.isGzip(bytes) { throw GzipCheck.refusal(source: name) }
     let buffer = ByteBuffer(copying: bytes)
     try checkLoader(
       findLoader { vips_foreign_find_load_buffer(buffer.start, buffer.count) }, source: name)

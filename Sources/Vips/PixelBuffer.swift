@@ -55,7 +55,7 @@ extension VipsImage {
     let written = withExtendedLifetime(self) {
       onThisThread
         ? cvips_write_to_memory_on_this_thread(pointer, &size)
-        : vips_image_write_to_memory(pointer, &size)
+        : cvips_write_to_memory_watched(pointer, &size)
     }
     guard let memory = written else {
       throw VipsError.fromLibvips(operation: "write_to_memory", source: source)

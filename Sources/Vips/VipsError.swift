@@ -29,6 +29,9 @@ public enum VipsError: Error, Sendable, Equatable, CustomStringConvertible {
   case invalidArgument(operation: String, message: String)
   /// A libvips operation failed; `message` is libvips's own.
   case operationFailed(operation: String, source: String?, message: String)
+  /// Decoding and processing the image took longer than its time limit of `seconds`
+  /// (``Vips/withTimeLimit(_:source:timedOut:_:)``); it was stopped.
+  case timedOut(source: String, seconds: Double)
 
   /// The file or buffer the error concerns, when there is one.
   public var source: String? {
@@ -36,7 +39,8 @@ public enum VipsError: Error, Sendable, Equatable, CustomStringConvertible {
     case .startFailed, .invalidArgument: nil
     case .unreadable(let source, _), .empty(let source), .notAnImage(let source),
       .blockedLoader(let source, _), .truncated(let source, _),
-      .tooManyPixels(let source, _, _, _, _), .dimensionTooLarge(let source, _, _, _):
+      .tooManyPixels(let source, _, _, _, _), .dimensionTooLarge(let source, _, _, _),
+      .timedOut(let source, _):
       source
     case .operationFailed(_, let source, _): source
     }
@@ -73,6 +77,9 @@ public enum VipsError: Error, Sendable, Equatable, CustomStringConvertible {
       "\(operation): \(message)"
     case .operationFailed(let operation, _, let message):
       "\(operation) failed: \(message)"
+    case .timedOut(_, let seconds):
+      "took longer than \(Vips.secondsText(seconds)) s to decode and process (the time "
+        + "limit of one image); stopped"
     }
   }
 

@@ -34,7 +34,10 @@ extension VipsImage {
     failOn: FailOn = .truncated, keepingICCProfile: (ImageHeader) -> Bool = { _ in false },
     shrink: (ImageHeader) -> Double
   ) throws(VipsError) -> (image: VipsImage, header: ImageHeader, shrunkBy: Int) {
-    let probe = try VipsImage(bytes: bytes, name: name, limits: limits)
+    // Before an image exists libvips cannot be stopped: bounded by a worker instead.
+    let probe = try Vips.openBounded(source: name) { () throws(VipsError) in
+      try VipsImage(bytes: bytes, name: name, limits: limits)
+    }
     let header = probe.header
     guard let storage = probe.anchors.first as? ByteBuffer else {
       throw .invalidArgument(operation: "decode", message: "no bytes to read")

@@ -34,7 +34,7 @@ extension VipsImage {
   /// of times and in any order (a file opened for one sequential pass cannot).
   public func materialized() throws(VipsError) -> VipsImage {
     try derive("copy_memory") { input, out in
-      out.pointee = vips_image_copy_memory(input)
+      out.pointee = cvips_copy_memory_watched(input)
       return out.pointee == nil ? -1 : 0
     }
   }
@@ -54,7 +54,7 @@ extension VipsImage {
   /// Computes the pixels and returns them packed, row after row, band after band.
   public func writePixels() throws(VipsError) -> [UInt8] {
     var size = 0
-    guard let memory = vips_image_write_to_memory(pointer, &size) else {
+    guard let memory = cvips_write_to_memory_watched(pointer, &size) else {
       throw VipsError.fromLibvips(operation: "write_to_memory", source: source)
     }
     defer { g_free(memory) }
@@ -76,7 +76,7 @@ extension VipsImage {
           + "\(height) rows of \(rowBytes) bytes")
     }
     var size = 0
-    guard let memory = vips_image_write_to_memory(pointer, &size) else {
+    guard let memory = cvips_write_to_memory_watched(pointer, &size) else {
       throw VipsError.fromLibvips(operation: "write_to_memory", source: source)
     }
     defer { g_free(memory) }

@@ -40,6 +40,16 @@ public final class VipsImage: @unchecked Sendable {
   /// (pass `nil` to skip the limits, for example to report a header).
   public convenience init(file path: String, limits: ImageLimits? = .standard) throws(VipsError) {
     try Vips.start()
+    if Vips.timeLeftOnThisThread != nil {
+      // Before an image exists libvips cannot be stopped: opened by a worker (which has
+      // no limit of its own), and this image takes a reference of its own to the result.
+      let opened = try Vips.openBounded(source: path) { () throws(VipsError) in
+        try VipsImage(file: path, limits: limits)
+      }
+      g_object_ref(opened.pointer)
+      self.init(taking: opened.pointer, source: path, anchors: opened.anchors)
+      return
+    }
     try InputCheck.file(path)
     var out: UnsafeMutablePointer<CVips.VipsImage>? = nil
     guard cvips_image_new_from_file(path, &out, VIPS_ACCESS_RANDOM, VIPS_FAIL_ON_TRUNCATED) == 0,

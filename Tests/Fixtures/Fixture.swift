@@ -122,6 +122,9 @@ extension Fixture {
     Fixture(
       "bomb-header-100000x100000.png", .bad,
       about: "a 1,251-byte PNG whose header claims 100000x100000 pixels"),
+    Fixture(
+      "gzip-then-bytes.svgz", .bad,
+      about: "100 bytes: a gzipped SVG with 8 bytes after its stream; hangs libvips 8.14's sniff"),
     Fixture("random-bytes.png", .bad, about: "4,096 random bytes"),
     Fixture("text.jpg", .bad, about: "a line of text"),
     Fixture(

@@ -57,6 +57,7 @@ struct ExecutableTests {
     #expect(errors.count == paths.count, "standard error: \(result.err)")
     let expected = [
       "bomb-header-100000x100000.png": "refused before decoding",
+      "gzip-then-bytes.svgz": "blocked for untrusted input",
       "random-bytes.png": "not an image", "text.jpg": "not an image",
       "truncated.jpg": "ends early (truncated)", "zero-bytes.jpg": "the file is empty",
     ]

@@ -61,6 +61,20 @@ int cvips_copy_memory_on_this_thread(VipsImage *in, VipsImage **out);
 /* vips_image_write_to_memory computed on the calling thread, a strip at a time: packed
  * rows in a buffer for g_free, *size bytes; NULL with libvips's error. */
 void *cvips_write_to_memory_on_this_thread(VipsImage *in, size_t *size);
+/* The time limit of the photo this thread decodes (Deadline.c): a monotonic time in
+ * microseconds (g_get_monotonic_time), 0 for none. Past it, the shim's strip loops and
+ * the images watched below are killed with vips_image_set_kill. */
+void cvips_deadline_set(gint64 monotonic_microseconds);
+gint64 cvips_deadline_get(void);
+int cvips_deadline_passed(void);
+/* Kills `image` when this thread's deadline has passed; 1 if it did. */
+int cvips_kill_if_deadline_passed(VipsImage *image);
+/* Kills `image` from its "eval" signal once this thread's deadline passes, for work
+ * libvips's threadpool computes; nothing when this thread has no deadline. */
+void cvips_watch_deadline(VipsImage *image);
+/* vips_image_write_to_memory and vips_image_copy_memory, watched as above. */
+void *cvips_write_to_memory_watched(VipsImage *in, size_t *size);
+VipsImage *cvips_copy_memory_watched(VipsImage *in);
 int cvips_flatten(VipsImage *in, VipsImage **out, const double *background,
                   int background_count);
 int cvips_premultiply(VipsImage *in, VipsImage **out);

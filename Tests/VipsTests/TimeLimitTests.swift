@@ -1,0 +1,113 @@
+import Foundation
+import TestFixtures
+import Testing
+
+import func CVips.vips_foreign_find_load_buffer
+
+@testable import Vips
+
+/// `Vips.withTimeLimit`: libvips's kill switch stops pixel work, and the steps before an
+/// image exists run on a worker abandoned at the limit.
+@Suite("Time limit")
+struct TimeLimitTests {
+  /// 100 bytes: a gzipped 10x10 SVG with 8 bytes after its gzip stream. libvips 8.14's
+  /// SVG sniff (`vips_foreign_find_load`) loops for ever on it.
+  static let hangingSVGZ = Fixtures.folder.appendingPathComponent("bad/gzip-then-bytes.svgz").path
+
+  /// A 4000x4000 image whose gaussian blur of sigma 50 takes many seconds to compute.
+  static func slowPipeline() throws -> VipsImage {
+    let side = 4000
+    let flat = try VipsImage(
+      pixels: [UInt8](repeating: 90, count: side * side * 3), width: side, height: side, bands: 3)
+    return try flat.blurred(sigma: 50).castToUInt8()
+  }
+
+  /// Seconds since `start`.
+  static func seconds(since start: ContinuousClock.Instant) -> Double {
+    Vips.seconds(ContinuousClock.now - start)
+  }
+
+  @Test("the kill switch stops a pipeline computed a strip at a time on this thread")
+  func killSwitchStopsStripLoop() throws {
+    let slow = try Self.slowPipeline()
+    let start = ContinuousClock.now
+    #expect(throws: VipsError.timedOut(source: "blur.png", seconds: 0.25)) {
+      try Vips.withTimeLimit(.milliseconds(250), source: "blur.png", timedOut: { $0 }) {
+        () throws(VipsError) in _ = try slow.computePixels(onThisThread: true)
+      }
+    }
+    // A guard against a hang, not a timing: the whole blur takes far longer.
+    #expect(Self.seconds(since: start) < 20)
+  }
+
+  @Test("the kill switch stops a pipeline libvips's threadpool computes, from its eval callback")
+  func killSwitchStopsThreadpool() throws {
+    let slow = try Self.slowPipeline()
+    let start = ContinuousClock.now
+    do throws(VipsError) {
+      try Vips.withTimeLimit(.milliseconds(250), source: "blur.png", timedOut: { $0 }) {
+        () throws(VipsError) in _ = try slow.computePixels()
+      }
+      Issue.record("the blur ran to its end")
+    } catch {
+      #expect(error == .timedOut(source: "blur.png", seconds: 0.25))
+      #expect(
+        error.description == "blur.png: took longer than 0.25 s to decode and process (the "
+          + "time limit of one image); stopped")
+    }
+    #expect(Self.seconds(since: start) < 20)
+  }
+
+  @Test("within its limit the same work gives the same pixels as without one")
+  func withinTheLimitNothingChanges() throws {
+    let image = try VipsImage(file: Fixtures.photo("chelsea.png")).blurred(sigma: 2).castToUInt8()
+    let bounded = try Vips.withTimeLimit(.seconds(600), source: "chelsea.png", timedOut: { $0 }) {
+      () throws(VipsError) in try image.computePixels(onThisThread: true)
+    }
+    let free = try image.computePixels(onThisThread: true)
+    #expect(Array(bounded.bytes) == Array(free.bytes))
+    #expect(Array(bounded.bytes) == (try image.writePixels()))
+  }
+
+  @Test("a step that blocks libvips before an image exists returns at the limit, on a worker")
+  func workerIsAbandonedAtTheLimit() throws {
+    let bytes = [UInt8](try Data(contentsOf: URL(fileURLWithPath: Self.hangingSVGZ)))
+    try Vips.start()
+    let start = ContinuousClock.now
+    #expect(throws: VipsError.timedOut(source: Self.hangingSVGZ, seconds: 1)) {
+      try Vips.withTimeLimit(.seconds(1), source: Self.hangingSVGZ, timedOut: { $0 }) {
+        () throws(VipsError) in
+        // libvips's own loader search, as InputCheck makes it, on bytes that hang it.
+        try Vips.openBounded(source: Self.hangingSVGZ) { () throws(VipsError) -> Bool in
+          bytes.withUnsafeBytes { vips_foreign_find_load_buffer($0.baseAddress, $0.count) } != nil
+        }
+      }
+    }
+    #expect(Self.seconds(since: start) < 20)
+    // This thread goes on decoding while the abandoned worker still spins.
+    let after = try VipsImage.decode(bytes: Fixtures.bytes("coffee.png"), name: "coffee.png") {
+      _ in 1
+    }
+    #expect(after.image.width == 600 && after.image.height == 400)
+  }
+
+  @Test("gzip data is refused before libvips sniffs it, by file and by bytes")
+  func gzipIsRefusedBeforeTheSniff() throws {
+    let path = Self.hangingSVGZ
+    let bytes = [UInt8](try Data(contentsOf: URL(fileURLWithPath: path)))
+    // Under a limit, so that a sniff that hangs fails this test instead of hanging it.
+    func opened(_ open: () throws(VipsError) -> Void) -> VipsError? {
+      do {
+        try Vips.withTimeLimit(.seconds(5), source: path, timedOut: { $0 }, open)
+        return nil
+      } catch { return error }
+    }
+    #expect(
+      opened { () throws(VipsError) in _ = try VipsImage(file: path) }
+        == .blockedLoader(source: path, loader: "svgload"))
+    #expect(
+      opened { () throws(VipsError) in
+        _ = try VipsImage.decode(bytes: bytes, name: "upload.svgz") { _ in 1 }
+      } == .blockedLoader(source: "upload.svgz", loader: "svgload"))
+  }
+}
