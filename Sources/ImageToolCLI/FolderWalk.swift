@@ -58,9 +58,10 @@ struct FolderWalk {
     var ancestors: [FileID]
   }
 
-  /// Walks `folder` (its path as given; `isImage` says which extensions are photos).
-  init(folder: String, isImage: (String) -> Bool) {
-    var folderBytes = Array(folder.utf8)
+  /// Walks the folder whose path is `folder` (as given, in the file system's bytes;
+  /// `isImage` says which extensions are photos).
+  init(folder: [UInt8], isImage: (String) -> Bool) {
+    var folderBytes = folder
     while folderBytes.count > 1, folderBytes.last == UInt8(ascii: "/") { folderBytes.removeLast() }
     var walked: [FileID: [UInt8]] = [:]
     var byFile: [FileID: [Photo]] = [:]
@@ -233,35 +234,6 @@ struct FolderWalk {
     }
   }
 
-  /// A name's bytes as text: the name itself when it is UTF-8; else each byte that is
-  /// not part of a UTF-8 character as `\xHH` and each backslash as `\\`, so that the
-  /// bytes can be read back from the text (a lossless escape).
-  static func text(_ bytes: [UInt8]) -> String {
-    if let text = String(validating: bytes, as: UTF8.self) { return text }
-    var text = ""
-    var parser = Unicode.UTF8.ForwardParser()
-    var iterator = bytes.makeIterator()
-    var position = 0
-    while true {
-      switch parser.parseScalar(from: &iterator) {
-      case .valid(let encoded):
-        position += encoded.count
-        let scalar = Unicode.UTF8.decode(encoded)
-        if scalar == "\\" { text += "\\\\" } else { text.unicodeScalars.append(scalar) }
-      case .error(let length):
-        for byte in bytes[position..<position + length] {
-          text += "\\x" + String(byte, radix: 16, uppercase: false).leftPadded(to: 2)
-        }
-        position += length
-      case .emptyInput:
-        return text
-      }
-    }
-  }
-}
-
-extension String {
-  fileprivate func leftPadded(to width: Int) -> String {
-    String(repeating: "0", count: max(0, width - count)) + self
-  }
+  /// A name's bytes as text (``PathText/text(_:)``: escaped when not UTF-8).
+  static func text(_ bytes: [UInt8]) -> String { PathText.text(bytes) }
 }

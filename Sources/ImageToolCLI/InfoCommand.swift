@@ -113,7 +113,13 @@ public struct InfoCommand: Command {
       // that a file it refuses gets the very error apply gives.
       _ = try SourceDecoder.decode(file: path, for: [], limits: limits, failOn: failOn)
     }
-    let header = try VipsImage(file: path, limits: limits).header
+    // A name that is not UTF-8 comes escaped (see PathText): its bytes are read by the
+    // file's own path bytes, and libvips reads them from memory.
+    let image =
+      PathText.onDisk(path) != nil
+      ? try VipsImage(bytes: FileBytes.read(path), name: path, limits: limits)
+      : try VipsImage(file: path, limits: limits)
+    let header = image.header
     if check == .small {
       // The decode a render makes (shrink-on-load makes it cheap): a file cut short, or
       // a JPEG whose scan runs out of data, fails here as it fails there.

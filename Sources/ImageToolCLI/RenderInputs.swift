@@ -90,8 +90,15 @@ struct RenderInputs {
         add([Input(path: path, entityID: RenderedEntity.id(url: url), url: url)])
         continue
       }
+      // A name that is not UTF-8 given itself comes escaped (see PathText).
+      let raw = PathText.onDisk(path)
       var status = stat()
-      guard stat(path, &status) == 0 else {
+      let statted = (raw ?? Array(path.utf8)) + [0]
+      guard
+        statted.withUnsafeBufferPointer({
+          $0.withMemoryRebound(to: CChar.self) { stat($0.baseAddress!, &status) }
+        }) == 0
+      else {
         let code = errno
         // `ftp://h/a.jpg`, `file:///p/a.jpg`: a URL of a scheme the render does not fetch.
         let isURL = path.range(of: "^[A-Za-z][A-Za-z0-9+.-]*://", options: .regularExpression)
@@ -104,7 +111,7 @@ struct RenderInputs {
       }
       switch status.st_mode & S_IFMT {
       case S_IFDIR:
-        let walk = FolderWalk(folder: path, isImage: Self.isImageExtension)
+        let walk = FolderWalk(folder: raw ?? Array(path.utf8), isImage: Self.isImageExtension)
         let found = walk.photos.map { photo in
           let relative = FolderWalk.text(photo.relativeBytes)
           let display = path.hasSuffix("/") ? path + relative : path + "/" + relative
@@ -118,7 +125,10 @@ struct RenderInputs {
         notes += walk.leftOut.filter { !$0.losesPhotos }.map { ($0.path, $0.reason) }
         add(found)
       case S_IFREG:
-        add([Input(path: path, entityID: RenderedEntity.id(file: path, relativeTo: nil)!)])
+        add([
+          Input(
+            path: path, entityID: RenderedEntity.id(file: path, relativeTo: nil)!, pathBytes: raw)
+        ])
       default:
         problems.append(
           (path, "not a regular file (\(FileBytes.kind(status.st_mode) ?? "not a file"))"))

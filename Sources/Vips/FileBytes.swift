@@ -27,7 +27,12 @@ public enum FileBytes {
   public static func read(_ path: String, maximumBytes: Int = standardMaximumBytes)
     throws(VipsError) -> [UInt8]
   {
-    try read(open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK), name: path, maximumBytes: maximumBytes)
+    let descriptor = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK)
+    // A name that is not UTF-8 comes escaped (see PathText): the file it names.
+    if descriptor < 0, errno == ENOENT, let raw = PathText.onDisk(path) {
+      return try read(pathBytes: raw, name: path, maximumBytes: maximumBytes)
+    }
+    return try read(descriptor, name: path, maximumBytes: maximumBytes)
   }
 
   /// The bytes of the regular file whose path is `pathBytes` as the file system holds it

@@ -1,6 +1,7 @@
 import Foundation
 import ImageTables
 import Testing
+import Vips
 
 @testable import ImageToolCLI
 
@@ -21,6 +22,26 @@ struct FolderWalkTests {
     defer { close(descriptor) }
     let written = contents.withUnsafeBytes { Glibc.write(descriptor, $0.baseAddress!, $0.count) }
     try #require(written == contents.count)
+  }
+
+  /// A UNIX socket bound at `path` (left open: a socket file stays after close too).
+  private func makeSocket(at path: String) throws {
+    let socket = Glibc.socket(AF_UNIX, Int32(SOCK_STREAM.rawValue), 0)
+    try #require(socket >= 0)
+    defer { close(socket) }
+    var address = sockaddr_un()
+    address.sun_family = sa_family_t(AF_UNIX)
+    let bytes = Array(path.utf8)
+    try #require(bytes.count < MemoryLayout.size(ofValue: address.sun_path))
+    withUnsafeMutableBytes(of: &address.sun_path) { raw in
+      raw.copyBytes(from: bytes)
+    }
+    let bound = withUnsafePointer(to: &address) {
+      $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+        bind(socket, $0, socklen_t(MemoryLayout<sockaddr_un>.size))
+      }
+    }
+    try #require(bound == 0)
   }
 
   private func copy(_ photo: String, to path: String) throws {
@@ -48,10 +69,12 @@ struct FolderWalkTests {
     try link(photos + "/link-to-a.jpg", to: "a.jpg")
     try link(photos + "/outlink", to: "../outside")
     try link(photos + "/sub/up", to: "..")
+    try link(photos + "/again", to: "sub")
     try link(photos + "/x.jpg", to: "y.jpg")
     try link(photos + "/y.jpg", to: "x.jpg")
     try link(photos + "/dangling.jpg", to: "missing.jpg")
     #expect(mkfifo(photos + "/fifo.jpg", 0o600) == 0)
+    try makeSocket(at: photos + "/sock.png")
     // A name that is not UTF-8: "caf" then the bytes 0xff 0xfe.
     try write(
       Data(contentsOf: URL(fileURLWithPath: Paths.bundled("coffee.png"))),
@@ -64,6 +87,8 @@ struct FolderWalkTests {
     #expect(result.status == 1)
     #expect(
       result.err == [
+        "imgtool: render: left out: \(photos)/again: a symbolic link to \(photos)/sub, walked "
+          + "already (its photos are rendered once, under that name)",
         "imgtool: render: left out: \(photos)/sub/up: a symbolic link loop: it leads to "
           + "\(photos), which holds it",
         "imgtool: render: left out: \(photos)/link-to-a.jpg: the same file as \(photos)/a.jpg "
@@ -72,23 +97,59 @@ struct FolderWalkTests {
     let summary = result.out.first ?? ""
     #expect(
       summary.hasPrefix(
-        "render: family avatar: 7 photos: 3 rendered, 0 up to date, 4 failed; 9 entries written"))
+        "render: family avatar: 8 photos: 3 rendered, 0 up to date, 5 failed; 9 entries written"))
     let loop = "a symbolic link loop: it leads to"
     let failed: [String] = [
       "  failed: \(photos)/dangling.jpg: a symbolic link to missing.jpg, which does not exist",
       "  failed: \(photos)/fifo.jpg: not a regular file (a FIFO)",
+      "  failed: \(photos)/sock.png: not a regular file (a socket)",
       "  failed: \(photos)/x.jpg: \(loop) y.jpg, and the links from there never reach a file",
       "  failed: \(photos)/y.jpg: \(loop) x.jpg, and the links from there never reach a file",
     ]
-    #expect(Array(result.out.dropFirst().prefix(4)) == failed)
+    #expect(Array(result.out.dropFirst().prefix(5)) == failed)
     // The name that is not UTF-8 keeps its bytes, escaped losslessly (\xff\xfe).
     #expect(try entityIDs(cache) == ["a.jpg", "caf\\xff\\xfe.png", "outlink/c.png"])
   }
 
   @Test func aNameThatIsNotUTF8IsEscapedLosslessly() {
-    #expect(FolderWalk.text(Array("café.png".utf8)) == "café.png")
-    #expect(FolderWalk.text([0x61, 0xff, 0x5c, 0x62]) == "a\\xff\\\\b")
-    #expect(FolderWalk.text([0xc3, 0xa9, 0xc3]) == "é\\xc3")
+    #expect(PathText.text(Array("café.png".utf8)) == "café.png")
+    #expect(PathText.text([0x61, 0xff, 0x5c, 0x62]) == "a\\xff\\\\b")
+    #expect(PathText.text([0xc3, 0xa9, 0xc3]) == "é\\xc3")
+    // And back: every escaped text gives its bytes; a UTF-8 text is its own.
+    for bytes: [UInt8] in [
+      [0x61, 0xff, 0x5c, 0x62], [0xc3, 0xa9, 0xc3], [0x80], [0x5c, 0xfe, 0x5c],
+    ] {
+      #expect(PathText.bytes(PathText.text(bytes)) == bytes)
+    }
+    #expect(PathText.bytes("a\\xffb") == [0x61, 0xff, 0x62])
+    #expect(PathText.bytes("caf\\xc3\\xa9") == nil)
+    #expect(PathText.bytes("plain.jpg") == nil)
+  }
+
+  /// A file whose name is not UTF-8 given itself (the shell passes its bytes): info,
+  /// info --check, apply and render read it; its id and messages show it escaped.
+  @Test func aNameThatIsNotUTF8GivenItselfWorks() throws {
+    let root = try Paths.temporaryFolder()
+    try write(
+      Data(contentsOf: URL(fileURLWithPath: Paths.bundled("coffee.png"))),
+      toPathBytes: Array((root.path + "/caf").utf8) + [0xff, 0xfe] + Array(".png".utf8))
+    let name = #""$(printf 'caf\377\376.png')""#
+    let tool = "'\(Paths.executable.path)'"
+    func shell(_ line: String) throws -> (status: Int32, out: String, err: String) {
+      try runExecutable(["-c", line], in: root, program: URL(fileURLWithPath: "/bin/sh"))
+    }
+    let info = try shell("\(tool) info --check \(name)")
+    #expect(
+      info.out
+        == "caf\\xff\\xfe.png: 600x400, 3 bands, 8-bit, srgb, pngload, orientation 1, no alpha, "
+        + "no ICC profile, pixels ok\n")
+    #expect(info.status == 0 && info.err.isEmpty)
+    let apply = try shell("\(tool) apply --pipeline fill --size 32x32 \(name) out.png")
+    #expect(apply.status == 0 && apply.err.isEmpty)
+    #expect(apply.out.hasPrefix("out.png: 32x32 bgra32 from caf\\xff\\xfe.png through fill"))
+    let render = try shell("\(tool) render --family avatar --cache cache --quiet \(name)")
+    #expect(render.status == 0 && render.err.isEmpty)
+    #expect(try entityIDs(root.path + "/cache") == ["caf\\xff\\xfe.png"])
   }
 
   @Test func aPathLongerThanTheSystemsLimitIsNamed() async throws {
