@@ -240,5 +240,23 @@ struct FolderWalkTests {
       tooLong.err == [
         "imgtool: \(long): cannot read the file: the path is longer than the system's limit of 4096 bytes"
       ])
+    let limit = "the path is longer than the system's limit of 4096 bytes"
+    let applied = await runTool([
+      "apply", "--pipeline", "fill", "--size", "32x32", long,
+      root.appendingPathComponent("out.png").path,
+    ])
+    #expect(applied.status == 1)
+    #expect(applied.err == ["imgtool: \(long): cannot read the file: \(limit)"])
+    let rendered = await runTool([
+      "render", "--family", "avatar", "--cache", root.appendingPathComponent("cache").path,
+      long,
+    ])
+    #expect(rendered.status == 1)
+    #expect(rendered.err.contains("imgtool: render: \(long): \(limit)"))
+    let device = await runTool(["info", "/dev/zero"])
+    #expect(
+      device.err == [
+        "imgtool: /dev/zero: cannot read the file: not a regular file (a character device)"
+      ])
   }
 }
