@@ -157,6 +157,14 @@ struct FolderWalkTests {
     let photos = root.appendingPathComponent("long").path
     try FileManager.default.createDirectory(atPath: photos, withIntermediateDirectories: true)
     try copy("rocket.jpg", to: photos + "/top.jpg")
+    // FileManager cannot remove a path this long (the scratch folder's removal stops at
+    // it): rm can.
+    defer {
+      let remove = Process()
+      remove.executableURL = URL(fileURLWithPath: "/bin/rm")
+      remove.arguments = ["-rf", photos]
+      if (try? remove.run()) != nil { remove.waitUntilExit() }
+    }
     // Folders of 200 bytes each, made one inside the other from the one before
     // (mkdirat), until the path is longer than PATH_MAX.
     let segment = String(repeating: "d", count: 200)
