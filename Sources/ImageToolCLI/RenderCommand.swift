@@ -157,6 +157,9 @@ public struct RenderCommand: Command {
     let found = RenderInputs(
       paths: arguments.positionals, urls: list?.entries ?? [], shard: shard)
     let urls = try URLOptions(arguments, inputs: found.inputs)
+    for note in found.notes {
+      console.err("imgtool: render: left out: \(note.path): \(note.reason)")
+    }
     for folder in found.emptyFolders {
       console.err(
         "imgtool: render: \(folder) holds no photos: no file in it or its subfolders has "
@@ -382,7 +385,7 @@ public struct RenderCommand: Command {
     }
     let placement = Placement(inputs, formats: names, cache: cache)
     for input in inputs where input.url == nil {
-      guard let bytes = try? FileBytes.read(input.path) else {
+      guard let bytes = try? input.readBytes() else {
         return nil
       }
       let entity = Entity(
@@ -432,7 +435,7 @@ public struct RenderCommand: Command {
     -> Bool
   {
     guard !formats.isEmpty,
-      let bytes = try? FileBytes.read(input.path)
+      let bytes = try? input.readBytes()
     else { return false }
     let entity = Entity(
       id: input.entityID, sourceVersion: RenderedEntity.sourceVersion(of: bytes),
@@ -451,7 +454,7 @@ public struct RenderCommand: Command {
     }
     let bytes: [UInt8]
     do {
-      bytes = try FileBytes.read(input.path)
+      bytes = try input.readBytes()
     } catch {
       return Outcome(failure: error.reason)
     }

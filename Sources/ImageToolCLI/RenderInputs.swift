@@ -12,6 +12,15 @@ struct RenderInputs {
     var entityID: String
     /// Set for a URL (given itself or in a `--urls` list); `path` is then how it is shown.
     var url: URL? = nil
+    /// The path as the file system holds it, when `path` is not it byte for byte (a name
+    /// that is not UTF-8, shown escaped: see ``FolderWalk/text(_:)``).
+    var pathBytes: [UInt8]? = nil
+
+    /// The file's bytes (read by ``pathBytes`` when there are any).
+    func readBytes() throws(VipsError) -> [UInt8] {
+      guard let pathBytes else { return try FileBytes.read(path) }
+      return try FileBytes.read(pathBytes: pathBytes, name: path)
+    }
   }
 
   /// Image files a folder's walk picks up: every extension a trusted loader of the
@@ -35,6 +44,9 @@ struct RenderInputs {
   var inputs: [Input] = []
   /// Paths that could not be used, with why.
   var problems: [(path: String, error: String)] = []
+  /// Names a walk passed over that lose no photo (a link loop, a second name for a
+  /// photo rendered under another), with why: said on standard error.
+  var notes: [(path: String, reason: String)] = []
   /// Folders given that hold no image file at all (before any shard is taken): most
   /// likely the wrong folder, so the render says so rather than rendering nothing quietly.
   var emptyFolders: [String] = []
@@ -78,19 +90,48 @@ struct RenderInputs {
         add([Input(path: path, entityID: RenderedEntity.id(url: url), url: url)])
         continue
       }
-      var isDirectory: ObjCBool = false
-      guard FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory) else {
+      // A name that is not UTF-8 given itself comes escaped (see PathText).
+      let raw = PathText.onDisk(path)
+      var status = stat()
+      let statted = (raw ?? Array(path.utf8)) + [0]
+      guard
+        statted.withUnsafeBufferPointer({
+          $0.withMemoryRebound(to: CChar.self) { stat($0.baseAddress!, &status) }
+        }) == 0
+      else {
+        let code = errno
         // `ftp://h/a.jpg`, `file:///p/a.jpg`: a URL of a scheme the render does not fetch.
         let isURL = path.range(of: "^[A-Za-z][A-Za-z0-9+.-]*://", options: .regularExpression)
-        problems.append((path, isURL != nil ? URLList.problem(path) : "no such file or folder"))
+        let reason =
+          isURL != nil
+          ? URLList.problem(path)
+          : code == ENOENT || code == ENOTDIR ? "no such file or folder" : FileBytes.reason(code)
+        problems.append((path, reason))
         continue
       }
-      if isDirectory.boolValue {
-        let found = Self.walk(path)
-        if found.isEmpty { emptyFolders.append(path) }
+      switch status.st_mode & S_IFMT {
+      case S_IFDIR:
+        let walk = FolderWalk(folder: raw ?? Array(path.utf8), isImage: Self.isImageExtension)
+        let found = walk.photos.map { photo in
+          let relative = FolderWalk.text(photo.relativeBytes)
+          let display = path.hasSuffix("/") ? path + relative : path + "/" + relative
+          let isText = String(validating: photo.pathBytes, as: UTF8.self) != nil
+          return Input(
+            path: display, entityID: relative, pathBytes: isText ? nil : photo.pathBytes)
+        }
+        let lost = walk.leftOut.filter(\.losesPhotos)
+        if found.isEmpty, lost.isEmpty { emptyFolders.append(path) }
+        problems += lost.map { ($0.path, $0.reason) }
+        notes += walk.leftOut.filter { !$0.losesPhotos }.map { ($0.path, $0.reason) }
         add(found)
-      } else {
-        add([Input(path: path, entityID: RenderedEntity.id(file: path, relativeTo: nil)!)])
+      case S_IFREG:
+        add([
+          Input(
+            path: path, entityID: RenderedEntity.id(file: path, relativeTo: nil)!, pathBytes: raw)
+        ])
+      default:
+        problems.append(
+          (path, "not a regular file (\(FileBytes.kind(status.st_mode) ?? "not a file"))"))
       }
     }
     add(urls.map { Input(path: $0.url.absoluteString, entityID: $0.entityID, url: $0.url) })
@@ -102,23 +143,4 @@ struct RenderInputs {
       == URL(fileURLWithPath: b).resolvingSymlinksInPath().standardizedFileURL.path
   }
 
-  private static func walk(_ folder: String) -> [Input] {
-    let base = URL(fileURLWithPath: folder).standardizedFileURL
-    guard
-      let walker = FileManager.default.enumerator(
-        at: base, includingPropertiesForKeys: [.isRegularFileKey], options: [.skipsHiddenFiles])
-    else { return [] }
-    var found: [Input] = []
-    for case let url as URL in walker
-    where isImageExtension(url.pathExtension)
-      && (try? url.resourceValues(forKeys: [.isRegularFileKey]).isRegularFile) == true
-    {
-      guard let relative = RenderedEntity.id(file: url.path, relativeTo: base.path) else {
-        continue
-      }
-      let display = folder.hasSuffix("/") ? folder + relative : folder + "/" + relative
-      found.append(Input(path: display, entityID: relative))
-    }
-    return found.sorted { $0.entityID < $1.entityID }
-  }
 }

@@ -2,6 +2,7 @@ import Dispatch
 import Foundation
 import ImageProcessing
 import ImageToolCLI
+import Vips
 
 /// The one entry point of the engine library (`libImageToolEngine.so`), which the
 /// `imgtool` launcher loads with `dlopen` and calls with its whole command line (`argv[0]`
@@ -15,7 +16,14 @@ import ImageToolCLI
 public func imageToolEngineMain(
   _ argc: Int32, _ argv: UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>
 ) -> Int32 {
-  let arguments = (1..<max(1, Int(argc))).map { argv[$0].map { String(cString: $0) } ?? "" }
+  // Each argument as text; one that is not UTF-8 (a file's name) escaped losslessly
+  // (`\xff`: see PathText), so that the file it names is still found.
+  let arguments = (1..<max(1, Int(argc))).map { index in
+    argv[index].map {
+      PathText.text(
+        Array(UnsafeBufferPointer(start: $0, count: strlen($0)).map { UInt8(bitPattern: $0) }))
+    } ?? ""
+  }
   MemoryPolicy.applyForBatchWork()
   let registry = ProcessorRegistry.withBuiltIns()
   Task {

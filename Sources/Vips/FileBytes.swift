@@ -28,6 +28,45 @@ public enum FileBytes {
     throws(VipsError) -> [UInt8]
   {
     let descriptor = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK)
+    // A name that is not UTF-8 comes escaped (see PathText): the file it names.
+    if descriptor < 0, errno == ENOENT, let raw = PathText.onDisk(path) {
+      return try read(pathBytes: raw, name: path, maximumBytes: maximumBytes)
+    }
+    return try read(descriptor, name: path, maximumBytes: maximumBytes)
+  }
+
+  /// The bytes of the regular file whose path is `pathBytes` as the file system holds it
+  /// (a name that is not UTF-8 kept byte for byte); `name` is how errors call it.
+  public static func read(
+    pathBytes: [UInt8], name: String, maximumBytes: Int = standardMaximumBytes
+  ) throws(VipsError) -> [UInt8] {
+    let descriptor = (pathBytes + [0]).withUnsafeBufferPointer {
+      $0.withMemoryRebound(to: CChar.self) {
+        open($0.baseAddress!, O_RDONLY | O_CLOEXEC | O_NONBLOCK)
+      }
+    }
+    return try read(descriptor, name: name, maximumBytes: maximumBytes)
+  }
+
+  /// What a file that is not regular is, in words: "a FIFO", "a socket", "a character
+  /// device", "a block device", "a symbolic link"; nil for a regular file or folder.
+  public static func kind(_ mode: mode_t) -> String? {
+    switch mode & S_IFMT {
+    case S_IFIFO: "a FIFO"
+    case S_IFSOCK: "a socket"
+    case S_IFCHR: "a character device"
+    case S_IFBLK: "a block device"
+    case S_IFLNK: "a symbolic link"
+    case S_IFREG, S_IFDIR: nil
+    default: "not a file"
+    }
+  }
+
+  /// Reads the file open on `descriptor` (closed here; a negative one: open failed with
+  /// `errno`).
+  private static func read(_ descriptor: Int32, name path: String, maximumBytes: Int)
+    throws(VipsError) -> [UInt8]
+  {
     guard descriptor >= 0 else { throw .unreadable(source: path, message: reason(errno)) }
     defer { close(descriptor) }
     var status = stat()
@@ -37,7 +76,9 @@ public enum FileBytes {
     switch status.st_mode & S_IFMT {
     case S_IFREG: break
     case S_IFDIR: throw .unreadable(source: path, message: "it is a directory")
-    default: throw .unreadable(source: path, message: "not a regular file")
+    default:
+      throw .unreadable(
+        source: path, message: "not a regular file (\(kind(status.st_mode) ?? "not a file"))")
     }
     let size = Int(status.st_size)
     guard size <= maximumBytes else { throw tooLarge(path, maximumBytes) }
@@ -79,12 +120,15 @@ public enum FileBytes {
     .unreadable(source: path, message: "larger than the limit of \(maximumBytes) bytes")
   }
 
-  /// The words libvips's file checks use for the common failures; the system's otherwise.
-  private static func reason(_ code: Int32) -> String {
+  /// The words libvips's file checks use for the common failures (and a path too long,
+  /// a link loop); the system's otherwise.
+  public static func reason(_ code: Int32) -> String {
     switch code {
     case ENOENT, ENOTDIR: "no such file"
     case EISDIR: "it is a directory"
     case EACCES, EPERM: "permission denied"
+    case ENAMETOOLONG: "the path is longer than the system's limit of \(PATH_MAX) bytes"
+    case ELOOP: "a symbolic link loop"
     default: String(cString: strerror(code))
     }
   }

@@ -6,17 +6,22 @@ import Foundation
 /// file (``PNGChunkCheck``).
 enum InputCheck {
   static func file(_ path: String) throws(VipsError) {
-    var isDirectory: ObjCBool = false
-    guard FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory) else {
-      throw .unreadable(source: path, message: "no such file")
+    // stat, not open: a FIFO is named without being opened (opening one blocks).
+    var status = stat()
+    guard stat(path, &status) == 0 else {
+      throw .unreadable(source: path, message: FileBytes.reason(errno))
     }
-    guard !isDirectory.boolValue else {
-      throw .unreadable(source: path, message: "it is a directory")
+    switch status.st_mode & S_IFMT {
+    case S_IFREG: break
+    case S_IFDIR: throw .unreadable(source: path, message: "it is a directory")
+    default:
+      let kind = FileBytes.kind(status.st_mode) ?? "not a file"
+      throw .unreadable(source: path, message: "not a regular file (\(kind))")
     }
-    guard FileManager.default.isReadableFile(atPath: path) else {
-      throw .unreadable(source: path, message: "permission denied")
+    guard access(path, R_OK) == 0 else {
+      throw .unreadable(source: path, message: FileBytes.reason(errno))
     }
-    let size = (try? FileManager.default.attributesOfItem(atPath: path)[.size] as? Int) ?? 0
+    let size = Int(status.st_size)
     guard size > 0 else { throw .empty(source: path) }
     if GzipCheck.isGzip(file: path) { throw GzipCheck.refusal(source: path) }
     try checkLoader(findLoader { vips_foreign_find_load(path) }, source: path)

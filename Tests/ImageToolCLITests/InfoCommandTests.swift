@@ -61,6 +61,43 @@ struct InfoCommandTests {
       ])
   }
 
+  @Test func headerOnlySaysThePixelsWereNotChecked() async {
+    let path = Paths.bundled("rocket.jpg")
+    let result = await runTool(["info", "--header-only", path])
+    #expect(
+      result.out == [
+        "\(path): 640x427, 3 bands, 8-bit, srgb, jpegload, orientation 1, no alpha, ICC profile, "
+          + "header ok, pixels not checked"
+      ])
+    let json = await runTool(["info", "--header-only", "--json", path])
+    #expect(json.out.first?.hasSuffix(#","checked":"header ok, pixels not checked"}"#) == true)
+  }
+
+  /// A photo cut short: its header reads, its pixels do not. `info --check` says what
+  /// `apply` says, with apply's exit status; a whole photo is "pixels ok".
+  @Test(arguments: [("rocket.jpg", 60_000), ("coffee.png", 200_000)])
+  func checkDecodesAsApplyDoes(_ photo: String, _ keep: Int) async throws {
+    let folder = try Paths.temporaryFolder()
+    let cut = folder.appendingPathComponent("cut-" + photo).path
+    let bytes = try Data(contentsOf: URL(fileURLWithPath: Paths.bundled(photo)))
+    try bytes.prefix(keep).write(to: URL(fileURLWithPath: cut))
+    let header = await runTool(["info", "--header-only", cut])
+    #expect(
+      header.status == 0 && header.out.first?.hasSuffix("header ok, pixels not checked") == true)
+    let check = await runTool(["info", "--check", cut])
+    let apply = await runTool([
+      "apply", "--pipeline", "fill", "--size", "64x64", cut,
+      folder.appendingPathComponent("out.png").path,
+    ])
+    #expect(apply.status == 1 && check.status == apply.status)
+    #expect(check.out.isEmpty && apply.out.isEmpty)
+    #expect(check.err.count == 1 && check.err == apply.err)
+    #expect(
+      check.err.first?.hasPrefix("imgtool: \(cut): the image data ends early (truncated)") == true)
+    let whole = await runTool(["info", "--check", Paths.bundled(photo)])
+    #expect(whole.status == 0 && whole.out.first?.hasSuffix(", pixels ok") == true)
+  }
+
   @Test func limitsComeFromOptions() async {
     let path = Paths.bundled("rocket.jpg")
     let result = await runTool(["info", "--max-dimension", "600", path])
