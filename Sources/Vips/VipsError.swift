@@ -42,6 +42,20 @@ public enum VipsError: Error, Sendable, Equatable, CustomStringConvertible {
     }
   }
 
+  /// What kind of thing is wrong; see ``Kind``.
+  public var kind: Kind {
+    switch self {
+    case .startFailed, .invalidArgument: .other
+    case .unreadable: .unreadable
+    case .empty: .empty
+    case .notAnImage: .notAnImage
+    case .blockedLoader: .blocked
+    case .truncated: .truncated
+    case .tooManyPixels, .dimensionTooLarge: .tooLarge
+    case .operationFailed: .other
+    }
+  }
+
   /// What is wrong, without the source: libvips starts each line of its own with the
   /// file's name, which ``description`` says once, in front.
   public var reason: String {
