@@ -98,14 +98,15 @@ public enum Vips {
     WarningLog.take()
   }
 
-  /// Takes libvips's error buffer as one line and clears it.
+  /// Takes libvips's error buffer as one line, each line once, and clears it;
+  /// ``LibvipsMessage/noReason`` when it is empty.
   static func takeErrorMessage() -> String {
-    guard let buffer = vips_error_buffer_copy() else { return "unknown libvips error" }
+    guard let buffer = vips_error_buffer_copy() else { return LibvipsMessage.noReason }
     defer { g_free(buffer) }
     let lines = String(cString: buffer)
       .split(whereSeparator: \.isNewline)
       .map { $0.trimmingCharacters(in: .whitespaces) }
       .filter { !$0.isEmpty }
-    return lines.isEmpty ? "unknown libvips error" : lines.joined(separator: "; ")
+    return LibvipsMessage.joined(lines)
   }
 }
