@@ -70,7 +70,10 @@ enum LibvipsMessage {
     Entry("Bogus DQT index", .damaged, "the JPEG's quantisation table is damaged"),
     Entry("Huffman table 0x", .damaged, "the JPEG refers to a Huffman table it lacks"),
     Entry("Invalid JPEG file structure", .damaged, "the JPEG's markers are out of order"),
-    Entry("Corrupt JPEG data", .damaged, "the JPEG's compressed data is damaged"),
+    Entry(
+      "extraneous bytes before marker", .damaged,
+      "the JPEG is damaged: bytes that are not JPEG data lie between two of its markers"),
+    Entry("Corrupt JPEG data", .damaged, "the JPEG's data is damaged"),
     Entry("Unsupported marker type", .damaged, "the JPEG holds a marker that is not JPEG's"),
     Entry("Not a JPEG file", .damaged, "the JPEG is damaged: it does not start as a JPEG does"),
   ]
@@ -88,10 +91,19 @@ enum LibvipsMessage {
   static let noReason = "libvips gave no reason"
 
   /// Removes repeated lines (libvips raises the same line once per worker thread, a
-  /// `bad seek` 14 times) and joins the rest with "; ", oldest first.
-  static func joined(_ lines: [String]) -> String {
+  /// `bad seek` 14 times) and lines that begin with another file's path (libvips keeps
+  /// one error buffer for the process, and another decode's failure may be in it), and
+  /// joins the rest with "; ", oldest first.
+  static func joined(_ lines: [String], source: String? = nil) -> String {
     var seen: Set<String> = []
-    let kept = lines.filter { seen.insert($0).inserted }
+    let kept = lines.filter { line in
+      if let source, line.hasPrefix("/"), !line.hasPrefix(source),
+        let colon = line.firstIndex(of: ":"), !line[..<colon].contains(" ")
+      {
+        return false
+      }
+      return seen.insert(line).inserted
+    }
     return kept.isEmpty ? noReason : kept.joined(separator: "; ")
   }
 

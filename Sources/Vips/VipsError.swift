@@ -117,6 +117,13 @@ public enum VipsError: Error, Sendable, Equatable, CustomStringConvertible {
   func classified(truncated: Bool, operation: String = "thumbnail") -> VipsError {
     switch self {
     case .truncated(let source, let message) where !truncated:
+      // The words of a truncation were another decode's: the table names the rest.
+      let own = message.split(separator: "; ").filter { line in
+        !Self.truncationWords.contains(where: line.lowercased().contains)
+      }
+      if let entry = LibvipsMessage.entry(for: own.joined(separator: "; ")) {
+        return .badInput(source: source, kind: entry.kind, words: entry.words, message: message)
+      }
       return .operationFailed(operation: operation, source: source, message: message)
     case .operationFailed(_, let source?, let message) where truncated:
       let words = ["truncated", "premature end", "unexpected end"]
@@ -128,12 +135,17 @@ public enum VipsError: Error, Sendable, Equatable, CustomStringConvertible {
     }
   }
 
+  /// The words by which libvips and its codecs say that a file is cut short.
+  static let truncationWords = [
+    "truncated", "premature end", "unexpected end", "end of file", "eof",
+  ]
+
   /// Builds the error for a failed libvips call from libvips's error buffer: what the
   /// file's own bytes show is wrong (``FileDamage``) when `source` is a file, else a
   /// truncated input by libvips's and its codecs' own words, else what
   /// ``LibvipsMessage``'s table says libvips's message means.
   static func fromLibvips(operation: String, source: String?) -> VipsError {
-    let message = Vips.takeErrorMessage()
+    let message = Vips.takeErrorMessage(for: source)
     guard let source else {
       return .operationFailed(operation: operation, source: source, message: message)
     }
@@ -144,7 +156,6 @@ public enum VipsError: Error, Sendable, Equatable, CustomStringConvertible {
         source: source, kind: finding.kind, words: finding.words, message: message)
     }
     let lowered = message.lowercased()
-    let truncationWords = ["truncated", "premature end", "unexpected end", "end of file", "eof"]
     if truncationWords.contains(where: lowered.contains) {
       return .truncated(source: source, message: message)
     }
