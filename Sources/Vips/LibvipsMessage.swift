@@ -42,14 +42,7 @@ enum LibvipsMessage {
     Entry(
       "Using code not yet in table", .damaged, "the TIFF's LZW-compressed data is damaged"),
     Entry(
-      "LZWDecode: Corrupted LZW table", .damaged, "the TIFF's LZW-compressed data is damaged"),
-    Entry(
       "ZIPDecode: Decoding error", .damaged, "the TIFF's Deflate-compressed data is damaged"),
-    Entry(
-      "Read error on strip", .truncated, "the TIFF ends before the end of one of its strips"),
-    Entry(
-      "Read error on tile", .truncated, "the TIFF ends before the end of one of its tiles"),
-    Entry("bad seek", .truncated, "the data ends before a place the file points to"),
     // GIF (libnsgif through gifload).
     Entry(
       "Invalid frame data", loader: "gif", .damaged, "the GIF's LZW-compressed frame is damaged"
@@ -73,9 +66,6 @@ enum LibvipsMessage {
     Entry(
       "extraneous bytes before marker", .damaged,
       "the JPEG is damaged: bytes that are not JPEG data lie between two of its markers"),
-    Entry("Corrupt JPEG data", .damaged, "the JPEG's data is damaged"),
-    Entry("Unsupported marker type", .damaged, "the JPEG holds a marker that is not JPEG's"),
-    Entry("Not a JPEG file", .damaged, "the JPEG is damaged: it does not start as a JPEG does"),
   ]
 
   /// The entry that names `message`, or nil when none does.

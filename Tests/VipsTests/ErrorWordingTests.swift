@@ -244,6 +244,31 @@ struct ErrorWordingTests {
       libvips: "VipsJpeg: Bogus Huffman table definition")
   }
 
+  @Test func aJPEGsMarkersAndTablesAreNamed() throws {
+    let jpeg = try [UInt8](Data(contentsOf: URL(fileURLWithPath: Fixtures.photo("hubble.jpg"))))
+    func marker(_ code: UInt8) throws -> Int {
+      try #require((0..<jpeg.count - 1).first { jpeg[$0] == 0xFF && jpeg[$0 + 1] == code })
+    }
+    var length = jpeg
+    let quantisation = try marker(0xDB)
+    length[quantisation + 2] = 0
+    length[quantisation + 3] = 1
+    expect(
+      try write(length, "length.jpg"), .damaged, "a JPEG marker's length is damaged",
+      libvips: "VipsJpeg: Bogus marker length")
+    let frame = try marker(0xC0)
+    let frameLength = Int(jpeg[frame + 2]) << 8 | Int(jpeg[frame + 3])
+    let noFrame = Array(jpeg[..<frame] + jpeg[(frame + 2 + frameLength)...])
+    expect(
+      try write(noFrame, "no-frame.jpg"), .damaged, "the JPEG's markers are out of order",
+      libvips: "VipsJpeg: Invalid JPEG file structure: SOS before SOF")
+    var table = jpeg
+    table[try marker(0xDA) + 6] = 0x33
+    expect(
+      try write(table, "table.jpg"), .damaged, "the JPEG refers to a Huffman table it lacks",
+      libvips: "VipsJpeg: Huffman table 0x03 was not defined")
+  }
+
   // MARK: libvips's lines
 
   @Test func repeatedLibvipsLinesAreSaidOnceAndNoneIsSaidAsNoReason() {
