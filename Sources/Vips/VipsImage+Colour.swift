@@ -12,7 +12,7 @@ extension VipsImage {
     if image.interpretation == .srgb, image.format == .uchar, !image.hasICCProfile {
       return image
     }
-    if hasICCProfile, let transformed = try iccTransformedToSRGB() {
+    if image.hasICCProfile, let transformed = try image.iccTransformedToSRGB() {
       image = transformed
     }
     // libvips's CMYK route starts by importing through its built-in CMYK profile, a

@@ -105,23 +105,30 @@ struct RefusalWordingTests {
   // MARK: Grey, alpha and an extra band
 
   /// A TIFF of chelsea's grey, an alpha (its red band) and an extra band (its blue band),
-  /// without a profile, and the grey with that alpha alone.
-  private func greyAlphaExtraTIFF(in folder: URL) throws -> (path: String, greyAlpha: VipsImage) {
-    let photo = try VipsImage(file: Fixtures.photo("chelsea.png")).toSRGB()
-    let grey = try photo.toGreyscale()
+  /// and the grey with that alpha alone. With `profile`, the grey is chelsea's green band
+  /// and the TIFF keeps chelsea's RGB profile, which does not fit a grey image.
+  private func greyAlphaExtraTIFF(in folder: URL, profile: Bool) throws -> (
+    path: String, greyAlpha: VipsImage
+  ) {
+    let original = try VipsImage(file: Fixtures.photo("chelsea.png"))
+    let photo = profile ? original : try original.toSRGB()
+    let grey = try profile ? photo.extractingBands(1) : photo.toGreyscale()
     let alpha = try photo.extractingBands(0)
     let extra = try photo.extractingBands(2)
     let greyAlpha = try grey.joiningBands(alpha).tagged(as: .bw)
     let path = folder.appendingPathComponent("grey-alpha-extra.tif").path
-    try greyAlpha.joiningBands(extra).tagged(as: .bw).save(to: path, options: "strip")
+    try greyAlpha.joiningBands(extra).tagged(as: .bw).save(
+      to: path, options: profile ? "" : "strip")
     return (path, greyAlpha)
   }
 
-  @Test func aGreyTIFFWithAlphaAndAnExtraBandKeepsItsAlpha() async throws {
+  @Test(arguments: [false, true])
+  func aGreyTIFFWithAlphaAndAnExtraBandKeepsItsAlpha(profile: Bool) async throws {
     let folder = try Fixtures.temporaryFolder()
-    let (path, greyAlpha) = try greyAlphaExtraTIFF(in: folder)
+    let (path, greyAlpha) = try greyAlphaExtraTIFF(in: folder, profile: profile)
     let header = try VipsImage(file: path)
     #expect(header.bands == 3 && header.interpretation == .bw && header.hasAlpha)
+    #expect(header.hasICCProfile == profile)
     let output = folder.appendingPathComponent("bgra.png").path
     let bgra = await runTool([
       "apply", "--pipeline", "fit", "--size", "451x300", "--style", "bgra32", path, output,
