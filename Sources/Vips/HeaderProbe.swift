@@ -25,7 +25,7 @@ public enum HeaderProbe: Sendable, Equatable {
   /// Probes `prefix`, the first bytes of an image (or all of them).
   ///
   /// Throws ``VipsError/notAnImage(source:)`` when at least ``signatureBytes`` bytes are
-  /// there and no loader recognises them, and ``VipsError/blockedLoader(source:loader:)``
+  /// there and no loader recognises them, and ``VipsError/blockedLoader(source:loader:format:)``
   /// when only a loader blocked for untrusted input does. A header that does not parse
   /// yet is ``needMore``: the decode of the whole body says what is wrong with it.
   public static func probe(_ prefix: [UInt8], name: String) throws(VipsError) -> HeaderProbe {

@@ -24,7 +24,9 @@ enum InputCheck {
     let size = Int(status.st_size)
     guard size > 0 else { throw .empty(source: path) }
     if GzipCheck.isGzip(file: path) { throw GzipCheck.refusal(source: path) }
-    try checkLoader(findLoader { vips_foreign_find_load(path) }, source: path)
+    try checkLoader(findLoader { vips_foreign_find_load(path) }, source: path) {
+      FileDamage.contents(ofFile: path) ?? []
+    }
     if let chunk = PNGChunkCheck.overlongChunk(file: path) {
       throw .truncated(source: path, message: chunk.reason)
     }
@@ -39,7 +41,9 @@ enum InputCheck {
     if GzipCheck.isGzip(bytes) { throw GzipCheck.refusal(source: name) }
     let buffer = ByteBuffer(copying: bytes)
     try checkLoader(
-      findLoader { vips_foreign_find_load_buffer(buffer.start, buffer.count) }, source: name)
+      findLoader { vips_foreign_find_load_buffer(buffer.start, buffer.count) }, source: name,
+      complete: complete
+    ) { bytes }
     if complete, let chunk = PNGChunkCheck.overlongChunk(in: bytes) {
       throw .truncated(source: name, message: chunk.reason)
     }
@@ -55,12 +59,25 @@ enum InputCheck {
     return find()
   }
 
-  /// Throws unless a loader was found and it is allowed to run.
-  private static func checkLoader(_ className: UnsafePointer<CChar>?, source: String)
-    throws(VipsError)
-  {
+  /// Throws unless a loader was found and it is allowed to run. When none was, the
+  /// file's `bytes` say whether it is a format only a blocked loader reads
+  /// (``BlockedFormat``), or a TIFF or PNG too damaged for its loader to recognise
+  /// (``FileDamage/unrecognised(_:)``, only when the bytes are `complete`).
+  private static func checkLoader(
+    _ className: UnsafePointer<CChar>?, source: String, complete: Bool = true,
+    bytes: () -> [UInt8]
+  ) throws(VipsError) {
     guard let className else {
-      _ = Vips.takeErrorMessage()
+      let message = Vips.takeErrorMessage()
+      let contents = bytes()
+      let suffix = String(source.split(separator: ".").last ?? "").lowercased()
+      if let (format, loader) = BlockedFormat.identify(contents, suffix: suffix) {
+        throw .blockedLoader(source: source, loader: loader, format: format)
+      }
+      if complete, let finding = FileDamage.unrecognised(contents) {
+        throw .badInput(
+          source: source, kind: finding.kind, words: finding.words, message: message)
+      }
       throw .notAnImage(source: source)
     }
     let type = g_type_from_name(className)

@@ -42,9 +42,15 @@ extension Vips {
     return declaredSuffixes()
   }()
 
-  /// The suffixes the trusted loaders registered now declare.
+  /// The suffixes the trusted loaders registered now declare, less those that a blocked
+  /// loader declares too: `.mat` is libvips's text matrix (matrixload, trusted) and a
+  /// MATLAB file (matload, blocked), and a folder's `.mat` files are MATLAB's, which
+  /// would all be refused.
   private static func declaredSuffixes() -> Set<String> {
-    final class Found { var suffixes: Set<String> = [] }
+    final class Found {
+      var suffixes: Set<String> = []
+      var blocked: Set<String> = []
+    }
     let found = Found()
     let visit: VipsClassMapFn = { objectClass, context in
       guard let objectClass, let context else { return nil }
@@ -54,11 +60,11 @@ extension Vips {
       let excluded =
         VIPS_OPERATION_UNTRUSTED.rawValue | VIPS_OPERATION_BLOCKED.rawValue
         | VIPS_OPERATION_DEPRECATED.rawValue
-      guard foreign.pointee.parent_class.flags.rawValue & excluded == 0,
-        var suffix = foreign.pointee.suffs
-      else { return nil }
+      guard var suffix = foreign.pointee.suffs else { return nil }
+      let trusted = foreign.pointee.parent_class.flags.rawValue & excluded == 0
       while let text = suffix.pointee {
-        found.suffixes.insert(String(String(cString: text).lowercased().drop { $0 == "." }))
+        let name = String(String(cString: text).lowercased().drop { $0 == "." })
+        if trusted { found.suffixes.insert(name) } else { found.blocked.insert(name) }
         suffix += 1
       }
       return nil
@@ -67,6 +73,6 @@ extension Vips {
       _ = vips_class_map_all(
         g_type_from_name("VipsForeignLoad"), visit, Unmanaged.passUnretained(found).toOpaque())
     }
-    return found.suffixes
+    return found.suffixes.subtracting(found.blocked)
   }
 }

@@ -98,14 +98,16 @@ public enum Vips {
     WarningLog.take()
   }
 
-  /// Takes libvips's error buffer as one line and clears it.
-  static func takeErrorMessage() -> String {
-    guard let buffer = vips_error_buffer_copy() else { return "unknown libvips error" }
+  /// Takes libvips's error buffer as one line, each line once, and clears it;
+  /// ``LibvipsMessage/noReason`` when it is empty. Given the `source` the error is about,
+  /// lines that name another file are left out (``LibvipsMessage/joined(_:source:)``).
+  static func takeErrorMessage(for source: String? = nil) -> String {
+    guard let buffer = vips_error_buffer_copy() else { return LibvipsMessage.noReason }
     defer { g_free(buffer) }
     let lines = String(cString: buffer)
       .split(whereSeparator: \.isNewline)
       .map { $0.trimmingCharacters(in: .whitespaces) }
       .filter { !$0.isEmpty }
-    return lines.isEmpty ? "unknown libvips error" : lines.joined(separator: "; ")
+    return LibvipsMessage.joined(lines, source: source)
   }
 }

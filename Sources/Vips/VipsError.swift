@@ -17,8 +17,9 @@ public enum VipsError: Error, Sendable, Equatable, CustomStringConvertible {
   case empty(source: String)
   /// No loader recognises the bytes: it is not an image, or not one libvips knows.
   case notAnImage(source: String)
-  /// Only a loader that is blocked for untrusted input can read it.
-  case blockedLoader(source: String, loader: String)
+  /// Only a loader that is blocked for untrusted input can read it: `loader` (its
+  /// libvips name), and what `format` the file is when its signature says so.
+  case blockedLoader(source: String, loader: String, format: String? = nil)
   /// The image data ends before the image does.
   case truncated(source: String, message: String)
   /// The header claims more pixels than the limit allows; nothing was decoded.
@@ -32,17 +33,37 @@ public enum VipsError: Error, Sendable, Equatable, CustomStringConvertible {
   /// Decoding and processing the image took longer than its time limit of `seconds`
   /// (``Vips/withTimeLimit(_:source:timedOut:_:)``); it was stopped.
   case timedOut(source: String, seconds: Double)
+  /// The file is damaged, cut short or a variant no loader here reads: `words` say what
+  /// is wrong in ours (from ``LibvipsMessage``'s table, or from the file's own bytes),
+  /// `message` is libvips's text, kept after them for the curious.
+  case badInput(source: String, kind: Kind, words: String, message: String)
 
   /// The file or buffer the error concerns, when there is one.
   public var source: String? {
     switch self {
     case .startFailed, .invalidArgument: nil
     case .unreadable(let source, _), .empty(let source), .notAnImage(let source),
-      .blockedLoader(let source, _), .truncated(let source, _),
-      .tooManyPixels(let source, _, _, _, _), .dimensionTooLarge(let source, _, _, _),
-      .timedOut(let source, _):
+      .blockedLoader(let source, _, _), .truncated(let source, _),
+      .badInput(let source, _, _, _), .timedOut(let source, _),
+      .tooManyPixels(let source, _, _, _, _), .dimensionTooLarge(let source, _, _, _):
       source
     case .operationFailed(_, let source, _): source
+    }
+  }
+
+  /// What kind of thing is wrong; see ``Kind``.
+  public var kind: Kind {
+    switch self {
+    case .startFailed, .invalidArgument: .other
+    case .unreadable: .unreadable
+    case .empty: .empty
+    case .notAnImage: .notAnImage
+    case .blockedLoader: .blocked
+    case .truncated: .truncated
+    case .tooManyPixels, .dimensionTooLarge: .tooLarge
+    case .operationFailed(_, _, let message): LibvipsMessage.entry(for: message)?.kind ?? .other
+    case .badInput(_, let kind, _, _): kind
+    case .timedOut: .timedOut
     }
   }
 
@@ -51,6 +72,7 @@ public enum VipsError: Error, Sendable, Equatable, CustomStringConvertible {
   public var reason: String {
     guard let source else { return ownReason }
     return ownReason.replacing("\(source): ", with: "")
+      .replacing("\"\(source)\"", with: "the file")
   }
 
   private var ownReason: String {
@@ -63,8 +85,10 @@ public enum VipsError: Error, Sendable, Equatable, CustomStringConvertible {
       "the file is empty (0 bytes)"
     case .notAnImage:
       "not an image: no loader recognises its contents"
-    case .blockedLoader(_, let loader):
-      "only the loader '\(loader)' can read it, and it is blocked for untrusted input"
+    case .blockedLoader(_, let loader, let format):
+      "it is \(format ?? LibvipsMessage.blockedFormat(loader: loader) ?? "a file"), which "
+        + "only \(BlockedFormat.loaderName(loader)) reads, and that loader "
+        + LibvipsMessage.whyBlocked
     case .truncated(_, let message):
       "the image data ends early (truncated): \(message)"
     case .tooManyPixels(_, let width, let height, let pages, let limit):
@@ -75,11 +99,18 @@ public enum VipsError: Error, Sendable, Equatable, CustomStringConvertible {
         + "refused before decoding"
     case .invalidArgument(let operation, let message):
       "\(operation): \(message)"
+    case .operationFailed(let operation, _, let message)
+    where message == LibvipsMessage.noReason:
+      "\(operation) failed, and libvips gave no reason"
     case .operationFailed(let operation, _, let message):
       "\(operation) failed: \(message)"
     case .timedOut(_, let seconds):
       "took longer than \(Vips.secondsText(seconds)) s to decode and process (the time "
         + "limit of one image); stopped"
+    case .badInput(_, _, let words, let message) where message == LibvipsMessage.noReason:
+      words
+    case .badInput(_, _, let words, let message):
+      "\(words) (libvips: \(message))"
     }
   }
 
@@ -93,6 +124,13 @@ public enum VipsError: Error, Sendable, Equatable, CustomStringConvertible {
   func classified(truncated: Bool, operation: String = "thumbnail") -> VipsError {
     switch self {
     case .truncated(let source, let message) where !truncated:
+      // The words of a truncation were another decode's: the table names the rest.
+      let own = message.split(separator: "; ").filter { line in
+        !Self.truncationWords.contains(where: line.lowercased().contains)
+      }
+      if let entry = LibvipsMessage.entry(for: own.joined(separator: "; ")) {
+        return .badInput(source: source, kind: entry.kind, words: entry.words, message: message)
+      }
       return .operationFailed(operation: operation, source: source, message: message)
     case .operationFailed(_, let source?, let message) where truncated:
       let words = ["truncated", "premature end", "unexpected end"]
@@ -104,14 +142,32 @@ public enum VipsError: Error, Sendable, Equatable, CustomStringConvertible {
     }
   }
 
-  /// Builds the error for a failed libvips call from libvips's error buffer,
-  /// recognising a truncated input by libvips's and its codecs' own words.
+  /// The words by which libvips and its codecs say that a file is cut short.
+  static let truncationWords = [
+    "truncated", "premature end", "unexpected end", "end of file", "eof",
+  ]
+
+  /// Builds the error for a failed libvips call from libvips's error buffer: what the
+  /// file's own bytes show is wrong (``FileDamage``) when `source` is a file, else a
+  /// truncated input by libvips's and its codecs' own words, else what
+  /// ``LibvipsMessage``'s table says libvips's message means.
   static func fromLibvips(operation: String, source: String?) -> VipsError {
-    let message = Vips.takeErrorMessage()
+    let message = Vips.takeErrorMessage(for: source)
+    guard let source else {
+      return .operationFailed(operation: operation, source: source, message: message)
+    }
+    if let bytes = FileDamage.contents(ofFile: source),
+      let finding = FileDamage.inspect(bytes)
+    {
+      return .badInput(
+        source: source, kind: finding.kind, words: finding.words, message: message)
+    }
     let lowered = message.lowercased()
-    let truncationWords = ["truncated", "premature end", "unexpected end", "end of file", "eof"]
-    if let source, truncationWords.contains(where: lowered.contains) {
+    if truncationWords.contains(where: lowered.contains) {
       return .truncated(source: source, message: message)
+    }
+    if let entry = LibvipsMessage.entry(for: message) {
+      return .badInput(source: source, kind: entry.kind, words: entry.words, message: message)
     }
     return .operationFailed(operation: operation, source: source, message: message)
   }

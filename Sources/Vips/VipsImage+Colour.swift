@@ -8,9 +8,11 @@ extension VipsImage {
   /// dropped, CMYK without a profile goes through libvips's built-in CMYK profile,
   /// greyscale gains three bands, and 16-bit samples become 8-bit.
   public func toSRGB() throws(VipsError) -> VipsImage {
-    if interpretation == .srgb, format == .uchar, !hasICCProfile { return self }
-    var image = self
-    if hasICCProfile, let transformed = try iccTransformedToSRGB() {
+    var image = try withoutExtraBands()
+    if image.interpretation == .srgb, image.format == .uchar, !image.hasICCProfile {
+      return image
+    }
+    if image.hasICCProfile, let transformed = try image.iccTransformedToSRGB() {
       image = transformed
     }
     // libvips's CMYK route starts by importing through its built-in CMYK profile, a
@@ -35,9 +37,9 @@ extension VipsImage {
 
   /// The image as 8-bit luminance (alpha kept): one band, or two with alpha.
   public func toGreyscale() throws(VipsError) -> VipsImage {
-    var image = self
-    let colourBands = bands - (hasAlpha ? 1 : 0)
-    if hasICCProfile, colourBands > 1, let transformed = try iccTransformedToSRGB() {
+    var image = try withoutExtraBands()
+    let colourBands = image.bands - (image.hasAlpha ? 1 : 0)
+    if image.hasICCProfile, colourBands > 1, let transformed = try image.iccTransformedToSRGB() {
       image = transformed
     }
     if !(colourBands == 1 && [.bw, .grey16].contains(image.interpretation)) {
@@ -46,6 +48,21 @@ extension VipsImage {
       }
     }
     return try image.castToUInt8()
+  }
+
+  /// The colour bands and the alpha after them, without the extra bands that may follow
+  /// (a TIFF of grey, alpha and an unspecified sample): libvips's conversions carry such
+  /// bands along after alpha, where a flatten would take the last one for alpha and a
+  /// four-band style would keep the wrong one.
+  func withoutExtraBands() throws(VipsError) -> VipsImage {
+    let colourBands =
+      switch interpretation {
+      case .bw, .grey16: 1
+      case .cmyk: 4
+      default: 3
+      }
+    guard hasAlpha, bands > colourBands + 1 else { return self }
+    return try extractingBands(0, count: colourBands + 1)
   }
 
   /// 8-bit samples: 16-bit images keep their top 8 bits, others are clamped to 0...255.

@@ -105,18 +105,9 @@ import Vips
     }
   }
 
-  // replaced by VipsError.kind at merge
+  /// The refusal's kind, by ``VipsError/kind``'s names (`other` for an error of another type).
   static func kindName(_ error: any Error) -> String {
-    guard let error = error as? VipsError else { return "other" }
-    switch error {
-    case .unreadable: return "unreadable"
-    case .empty: return "empty"
-    case .notAnImage: return "notAnImage"
-    case .blockedLoader: return "blocked"
-    case .truncated: return "truncated"
-    case .tooManyPixels, .dimensionTooLarge: return "tooLarge"
-    case .startFailed, .invalidArgument, .operationFailed: return "other"
-    }
+    (error as? VipsError)?.kind.rawValue ?? "other"
   }
 
   /// What `imgtool apply` does with one pipeline, up to the pixels it writes.

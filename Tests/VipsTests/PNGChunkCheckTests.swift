@@ -93,11 +93,13 @@ struct PNGChunkCheckTests {
       _ = try VipsImage.thumbnail(file: path, width: 64, options: .init())
       Issue.record("a PNG cut in half decoded")
     } catch {
-      guard case .truncated(path, let message) = error else {
+      // Named from the file itself since the libvips message table: which chunk it
+      // ends inside.
+      guard error.kind == .truncated, error.source == path else {
         Issue.record("\(error)")
         return
       }
-      #expect(!message.contains("PNG chunk"), "\(message)")
+      #expect(!error.description.contains("PNG chunk"), "\(error)")
     }
   }
 
