@@ -26,6 +26,8 @@ enum GzipCheck {
 
   /// The refusal: the loader that would read it is blocked.
   static func refusal(source: String) -> VipsError {
-    .blockedLoader(source: source, loader: "svgload")
+    .blockedLoader(
+      source: source, loader: "svgload",
+      format: "gzip-compressed data (an SVGZ drawing, or another compressed file)")
   }
 }

@@ -35,22 +35,8 @@ import Vips
   /// Files today's code gets wrong, with what it does instead ("rendered" or the kind it
   /// gives). Each is a finding of issue 25, to be fixed in the code, not here.
   static let knownOpen: [String: String] = [
-    // libvips reports a bad IHDR as "unknown libvips error": no kind in words.
-    "pngsuite/xc1n0g08.png": "other",
-    "pngsuite/xc9n2c08.png": "other",
-    "pngsuite/xd0n2c08.png": "other",
-    "pngsuite/xd3n2c08.png": "other",
-    "pngsuite/xd9n2c08.png": "other",
-    "pngsuite/xdtn0g01.png": "other",
-    // A wrong CRC or Adler-32: libpng's "read error", or not seen at all (libvips
-    // asks libpng to skip the Adler-32 check).
-    "pngsuite/xhdn0g08.png": "other",
-    "pngsuite/xcsn0g01.png": "other",
-    "libpng/crashers/badcrc.png": "other",
+    // libvips asks libpng to skip the Adler-32 check: the wrong checksum is not seen.
     "libpng/crashers/badadler.png": "rendered",
-    // Cut short inside a chunk, and not called truncated.
-    "libpng/crashers/bad_iCCP.png": "other",
-    "libpng/crashers/huge_IDAT.png": "other",
     // Found by Fuzz/DecodeFuzz: libvips's "jxlload_buffer: error JxlDecoderProcessInput",
     // and libjxl's own debug lines on standard error.
     "fuzz/jxl-bad-frame-header.jxl": "other",

@@ -58,8 +58,10 @@ struct DecodeTimeoutCommandTests {
     #expect(result.status == 1)
     #expect(
       result.err == [
-        "imgtool: \(Self.svgz): only the loader 'svgload' can read it, and it is blocked for "
-          + "untrusted input"
+        "imgtool: \(Self.svgz): it is gzip-compressed data (an SVGZ drawing, or another "
+          + "compressed file), which only libvips's loader 'svgload' reads, and that loader is "
+          + "blocked for untrusted input: its parser was never hardened (fuzzed) against "
+          + "hostile files, and photos never need it"
       ])
     #expect(
       result.out.count == 1 && result.out[0].hasPrefix(Paths.bundled("coffee.png") + ": 600x400"))

@@ -102,12 +102,20 @@ struct TimeLimitTests {
         return nil
       } catch { return error }
     }
+    let gzip = "gzip-compressed data (an SVGZ drawing, or another compressed file)"
     #expect(
       opened { () throws(VipsError) in _ = try VipsImage(file: path) }
-        == .blockedLoader(source: path, loader: "svgload"))
+        == .blockedLoader(source: path, loader: "svgload", format: gzip))
     #expect(
       opened { () throws(VipsError) in
         _ = try VipsImage.decode(bytes: bytes, name: "upload.svgz") { _ in 1 }
-      } == .blockedLoader(source: "upload.svgz", loader: "svgload"))
+      } == .blockedLoader(source: "upload.svgz", loader: "svgload", format: gzip))
+    // Gzip data that is no drawing at all: libvips alone would call it not an image.
+    let photo = try Data(contentsOf: URL(fileURLWithPath: Fixtures.photo("rocket.jpg")))
+    let gzipped = [UInt8]([0x1F, 0x8B, 0x08, 0x00, 0, 0, 0, 0, 0, 0x03]) + photo.prefix(64)
+    #expect(
+      opened { () throws(VipsError) in
+        _ = try VipsImage.decode(bytes: gzipped, name: "photo.gz") { _ in 1 }
+      } == .blockedLoader(source: "photo.gz", loader: "svgload", format: gzip))
   }
 }
