@@ -57,13 +57,22 @@ struct RenderInputs {
   /// `--urls` list); with a `shard`, only those whose entity id is in it (a path that
   /// does not exist is reported by every shard).
   init(paths: [String], urls: [URLList.Entry] = [], shard: Shard? = nil) {
-    var seen: [String: String] = [:]
+    var seen: [String: Input] = [:]
     func add(_ found: [Input]) {
       foundBeforeShard += found.count
       for input in found where shard?.contains(input.entityID) ?? true {
-        if let first = seen[input.entityID] {
+        if let earlier = seen[input.entityID] {
+          let first = earlier.path
           // The same file named twice (itself and its folder), or a URL twice: one photo.
-          if first == input.path || (input.url == nil && Self.sameFile(first, input.path)) {
+          // Compared by the paths' bytes: a name that is not UTF-8 is shown escaped, and a
+          // UTF-8 name may spell out that very escape ("caf\xff.png") for another file.
+          let bytes = { (input: Input) in input.pathBytes ?? Array(input.path.utf8) }
+          if bytes(earlier) == bytes(input) {
+            continue
+          }
+          if input.url == nil, earlier.pathBytes == nil, input.pathBytes == nil,
+            Self.sameFile(first, input.path)
+          {
             continue
           }
           // Two photos, one id: rendered one after the other, the second would replace
@@ -77,7 +86,7 @@ struct RenderInputs {
             (input.path, "its entity id '\(input.entityID)' is also \(first)'s; \(remedy)"))
           continue
         }
-        seen[input.entityID] = input.path
+        seen[input.entityID] = input
         inputs.append(input)
       }
     }

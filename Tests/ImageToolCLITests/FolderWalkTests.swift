@@ -111,6 +111,32 @@ struct FolderWalkTests {
     #expect(try entityIDs(cache) == ["a.jpg", "caf\\xff\\xfe.png", "outlink/c.png"])
   }
 
+  /// A UTF-8 name that spells out the escape of another file's name ("caf\xff.png" and
+  /// "caf" 0xff ".png") would get the same entity id: the second is named, not dropped.
+  @Test func aNameThatSpellsAnotherNamesEscapeIsNamedNotDropped() async throws {
+    let root = try Paths.temporaryFolder()
+    let photos = root.appendingPathComponent("photos").path
+    try FileManager.default.createDirectory(atPath: photos, withIntermediateDirectories: true)
+    try write(
+      Data(contentsOf: URL(fileURLWithPath: Paths.bundled("coffee.png"))),
+      toPathBytes: Array((photos + "/caf").utf8) + [0xff] + Array(".png".utf8))
+    try copy("chelsea.png", to: photos + "/caf\\xff.png")
+    let cache = root.appendingPathComponent("cache").path
+    let result = await runTool([
+      "render", "--family", "avatar", "--cache", cache, "--quiet", photos,
+    ])
+    #expect(result.status == 1)
+    #expect(
+      result.out.first?.hasPrefix(
+        "render: family avatar: 2 photos: 1 rendered, 0 up to date, 1 failed") == true,
+      "\(result.out)")
+    #expect(
+      result.out.contains {
+        $0.hasPrefix("  failed: \(photos)/caf\\xff.png: its entity id 'caf\\xff.png' is also ")
+      }, "\(result.out)")
+    #expect(try entityIDs(cache) == ["caf\\xff.png"])
+  }
+
   @Test func aNameThatIsNotUTF8IsEscapedLosslessly() {
     #expect(PathText.text(Array("café.png".utf8)) == "café.png")
     #expect(PathText.text([0x61, 0xff, 0x5c, 0x62]) == "a\\xff\\\\b")
