@@ -1,6 +1,7 @@
 import Foundation
 import TestFixtures
 import Testing
+import Vips
 
 @testable import ImageToolCLI
 
@@ -46,6 +47,48 @@ struct DecodeTimeoutCommandTests {
       #expect(help.contains("--decode-timeout <seconds>"), "\(command)")
       #expect(help.contains("default 30"), "\(command)")
     }
+  }
+
+  /// The limit given reaches the decode: a blur over a 5000x5000 PNG (no shrink-on-load;
+  /// seconds of work) is stopped at 1 s by `apply`, and by `render`, whose own `--timeout`
+  /// (the download's) is another option.
+  @Test("the limit given stops apply's and render's work on a slow photo, and says so")
+  func theLimitGivenStopsTheWork() async throws {
+    let folder = try Fixtures.temporaryFolder()
+    let big = folder.appendingPathComponent("big.png").path
+    let side = 5000
+    try VipsImage(
+      pixels: [UInt8](repeating: 120, count: side * side * 3), width: side, height: side,
+      bands: 3
+    ).write(to: big)
+    let out = folder.appendingPathComponent("out.png").path
+    let apply = await runTool([
+      "apply", "--pipeline", "blur(sigma: 2) | fill", "--size", "64x64", "--decode-timeout", "1",
+      big, out,
+    ])
+    #expect(apply.status == 1)
+    #expect(
+      apply.err.count == 1
+        && apply.err.first?.hasPrefix("imgtool: \(big): took longer than 1 s") == true,
+      "\(apply.err)")
+    #expect(!FileManager.default.fileExists(atPath: out))
+    let manifest = folder.appendingPathComponent("imgtool.json").path
+    try
+      #"{"formats": [{"name": "soft.thumb", "family": "soft", "size": "64x64", "pipeline": "blur(sigma: 2) | fill"}]}"#
+      .write(toFile: manifest, atomically: true, encoding: .utf8)
+    let render = await runTool([
+      "render", "--manifest", manifest, "--family", "soft", "--cache",
+      folder.appendingPathComponent("cache").path, "--timeout", "60", "--decode-timeout", "1",
+      "--quiet", big, Paths.bundled("coffee.png"),
+    ])
+    #expect(render.status == 1)
+    #expect(
+      render.out.first?.hasPrefix(
+        "render: family soft: 2 photos: 1 rendered, 0 up to date, 1 failed") == true,
+      "\(render.out)")
+    #expect(
+      render.out.filter { $0.hasPrefix("  failed: \(big): took longer than 1 s") }.count == 1,
+      "\(render.out)")
   }
 
   @Test("info names an SVGZ that hangs libvips's sniff at once, and goes on to the next file")
