@@ -76,37 +76,20 @@ struct DecodeTimeoutCommandTests {
     try
       #"{"formats": [{"name": "soft.thumb", "family": "soft", "size": "64x64", "pipeline": "blur(sigma: 2) | fill"}]}"#
       .write(toFile: manifest, atomically: true, encoding: .utf8)
+    // Only the slow photo: the limit is wall time, and a good photo beside it was once
+    // stopped at 1 s too, in a full test run on a loaded machine.
     let render = await runTool([
       "render", "--manifest", manifest, "--family", "soft", "--cache",
       folder.appendingPathComponent("cache").path, "--timeout", "60", "--decode-timeout", "1",
-      "--quiet", big, Paths.bundled("coffee.png"),
+      "--quiet", big,
     ])
     #expect(render.status == 1)
     #expect(
       render.out.first?.hasPrefix(
-        "render: family soft: 2 photos: 1 rendered, 0 up to date, 1 failed") == true,
+        "render: family soft: 1 photo: 0 rendered, 0 up to date, 1 failed") == true,
       "\(render.out)")
     #expect(
       render.out.filter { $0.hasPrefix("  failed: \(big): took longer than 1 s") }.count == 1,
       "\(render.out)")
-  }
-
-  @Test("info names an SVGZ that hangs libvips's sniff at once, and goes on to the next file")
-  func infoAnswersForTheHangingSVGZ() async throws {
-    let start = ContinuousClock.now
-    let result = await runTool([
-      "info", "--decode-timeout", "5", Self.svgz, Paths.bundled("coffee.png"),
-    ])
-    #expect(ContinuousClock.now - start < .seconds(60))
-    #expect(result.status == 1)
-    #expect(
-      result.err == [
-        "imgtool: \(Self.svgz): it is gzip-compressed data (an SVGZ drawing, or another "
-          + "compressed file), which only libvips's loader 'svgload' reads, and that loader is "
-          + "blocked for untrusted input: its parser was never hardened (fuzzed) against "
-          + "hostile files, and photos never need it"
-      ])
-    #expect(
-      result.out.count == 1 && result.out[0].hasPrefix(Paths.bundled("coffee.png") + ": 600x400"))
   }
 }
