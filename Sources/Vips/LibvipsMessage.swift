@@ -54,6 +54,10 @@ enum LibvipsMessage {
     Entry(
       "unable to read pixels", loader: "webp", .damaged,
       "the WebP's compressed pixels are damaged"),
+    // JPEG XL (libjxl through jxlload): its one error for data it cannot decode.
+    Entry(
+      "error JxlDecoderProcessInput", loader: "jxl", .damaged,
+      "the JPEG XL data is damaged: libjxl cannot decode it"),
     // JPEG (libjpeg through VipsJpeg).
     Entry(
       "Unsupported JPEG data precision", .unsupported,

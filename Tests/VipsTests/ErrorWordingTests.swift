@@ -223,6 +223,17 @@ struct ErrorWordingTests {
       libvips: "unable to read pixels")
   }
 
+  // MARK: JPEG XL
+
+  /// Found by Fuzz/DecodeFuzz: 12 bytes whose frame header libjxl refuses.
+  @Test func aJPEGXLThatLibjxlCannotDecodeSaysSo() throws {
+    let path = Fixtures.folder.appendingPathComponent("corpora/fuzz/jxl-bad-frame-header.jxl")
+      .path
+    expect(
+      path, .damaged, "the JPEG XL data is damaged: libjxl cannot decode it",
+      libvips: "jxlload_buffer: error JxlDecoderProcessInput")
+  }
+
   // MARK: JPEG
 
   @Test func aJPEGsPrecisionAndHuffmanTableAreNamed() throws {
