@@ -89,7 +89,7 @@ public enum RawHTTP {
       address.sin_port = UInt16(port).bigEndian
       guard inet_pton(AF_INET, host == "localhost" ? "127.0.0.1" : host, &address.sin_addr) == 1
       else {
-        Glibc.close(descriptor)
+        close()
         throw .malformed(url: "http://\(host):\(port)", reason: "not an IPv4 address")
       }
       let connected = withUnsafePointer(to: &address) {
@@ -99,11 +99,15 @@ public enum RawHTTP {
       }
       guard connected == 0 else {
         let reason = String(cString: strerror(errno))
-        Glibc.close(descriptor)
+        close()
         throw .connectFailed(host: host, port: port, reason: reason)
       }
     }
 
+    // An init that throws once every property is set still runs deinit: the failures
+    // above close through close(), which forgets the number, or deinit would close it
+    // again, by then perhaps another test's file or pipe (an index's posix_fallocate then
+    // failed with EBADF, and a server's port line read nothing).
     deinit { close() }
 
     /// Closes the connection (idempotent).
