@@ -14,10 +14,11 @@ typedef void (*RowFunction)(const VipsPel *row, int y, int width, void *context)
  * read in place, anything else (a loader, a pipeline) computed a strip at a time, with
  * no threadpool. -1 with libvips's error. */
 static inline int each_row(VipsImage *in, RowFunction each, void *context) {
+  /* Killed with everything upstream at this thread's deadline (Deadline.c). */
+  cvips_deadline_track(in);
   VipsRegion *region = vips_region_new(in);
   for (int top = 0; top < in->Ysize; top += ROW_STRIP_HEIGHT) {
-    /* Past this thread's time limit (Deadline.c): libvips's kill switch fails the
-     * prepare below. */
+    /* Already late: the prepare below fails. */
     cvips_kill_if_deadline_passed(in);
     VipsRect strip = {0, top, in->Xsize, MIN(ROW_STRIP_HEIGHT, in->Ysize - top)};
     if (vips_region_prepare(region, &strip)) {

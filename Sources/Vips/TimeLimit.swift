@@ -9,9 +9,11 @@ extension Vips {
   /// ``VipsError/timedOut(source:seconds:)``.
   ///
   /// Two ways enforce the limit:
-  /// - pixel work (a loader's rows, a pipeline, rasterising) is killed at its next strip
-  ///   of rows (the shim's own loops) or from libvips's evaluation callback (work its
-  ///   threadpool computes);
+  /// - pixel work (a loader's rows, a pipeline, rasterising) is killed by a watchdog
+  ///   thread at the deadline: every image made on this thread meanwhile, and every image
+  ///   upstream of it, has its kill flag set, so libvips stops at the next region any of
+  ///   its threads prepares, even inside one long request (a blur of a whole photo for
+  ///   the first strip of a small entry);
   /// - the steps before an image exists (which loader reads the bytes, its header),
   ///   where libvips cannot be asked to stop, run on a worker thread that is abandoned
   ///   when the limit passes (``VipsImage/decode(bytes:name:limits:failOn:keepingICCProfile:shrink:)``
@@ -34,8 +36,8 @@ extension Vips {
     let outer = cvips_deadline_get()
     let ours = g_get_monotonic_time() + microseconds(limit)
     let deadline = outer != 0 && outer < ours ? outer : ours
-    cvips_deadline_set(deadline)
-    defer { cvips_deadline_set(outer) }
+    let outerLimit = cvips_deadline_begin(deadline)
+    defer { cvips_deadline_end(outerLimit) }
     do {
       return try body()
     } catch {

@@ -27,6 +27,8 @@ public final class VipsImage: @unchecked Sendable {
     self.pointer = pointer
     self.source = source
     self.anchors = anchors
+    // Killed at this thread's time limit, with every image upstream (Deadline.c).
+    cvips_deadline_track(pointer)
   }
 
   deinit {

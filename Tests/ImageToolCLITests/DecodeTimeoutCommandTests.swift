@@ -92,4 +92,33 @@ struct DecodeTimeoutCommandTests {
       render.out.filter { $0.hasPrefix("  failed: \(big): took longer than 1 s") }.count == 1,
       "\(render.out)")
   }
+
+  /// `blur(sigma: 20)` over a 5000x5000 PNG for a 64x64 entry: one strip of the entry needs
+  /// the whole blur (minutes here), so the limit must reach inside it; it once took 242 s
+  /// to stop at a 1 s limit.
+  @Test("a heavy pipeline is stopped at its limit, not at the end of its first strip")
+  func aHeavyPipelineStopsAtItsLimit() async throws {
+    let folder = try Fixtures.temporaryFolder()
+    let big = folder.appendingPathComponent("big.png").path
+    let side = 5000
+    try VipsImage(
+      pixels: [UInt8](repeating: 120, count: side * side * 3), width: side, height: side,
+      bands: 3
+    ).write(to: big)
+    let out = folder.appendingPathComponent("out.png").path
+    let start = ContinuousClock.now
+    let apply = await runTool([
+      "apply", "--pipeline", "blur(sigma: 20) | fill", "--size", "64x64", "--decode-timeout",
+      "1", big, out,
+    ])
+    // A guard against waiting for the whole blur, not a timing.
+    #expect(ContinuousClock.now - start < .seconds(60))
+    #expect(apply.status == 1)
+    #expect(
+      apply.err == [
+        "imgtool: \(big): took longer than 1 s to decode and process (the time limit of one "
+          + "image); stopped"
+      ])
+    #expect(!FileManager.default.fileExists(atPath: out))
+  }
 }

@@ -58,6 +58,48 @@ struct TimeLimitTests {
     #expect(Self.seconds(since: start) < 20)
   }
 
+  /// A 16x16 entry of the whole blur: its first and only strip needs every pixel of the
+  /// 4000x4000 blur, so a check between strips, or a kill of the entry's own image, would
+  /// wait for all of it (minutes here). The watchdog kills the blur's inner images too.
+  @Test(
+    "the kill reaches work inside one request: a small entry of a whole-photo blur",
+    arguments: [true, false])
+  func killReachesWorkInsideOneRequest(onThisThread: Bool) throws {
+    let small = try Self.slowPipeline().resizedByLibvips(scale: 16.0 / 4000)
+    #expect(small.width == 16 && small.height == 16)
+    let start = ContinuousClock.now
+    #expect(throws: VipsError.timedOut(source: "blur.png", seconds: 0.25)) {
+      try Vips.withTimeLimit(.milliseconds(250), source: "blur.png", timedOut: { $0 }) {
+        () throws(VipsError) in _ = try small.computePixels(onThisThread: onThisThread)
+      }
+    }
+    // A guard against waiting for the whole blur, not a timing.
+    #expect(Self.seconds(since: start) < 20)
+  }
+
+  /// The kill flags a limit set are cleared when it ends: an image made before the limit
+  /// (a caller's source) computes again afterwards.
+  @Test("an image a limit killed computes again once the limit has ended")
+  func killedImagesRunAgainAfterTheLimit() throws {
+    let slow = try Self.slowPipeline()
+    #expect(throws: VipsError.timedOut(source: "blur.png", seconds: 0.25)) {
+      try Vips.withTimeLimit(.milliseconds(250), source: "blur.png", timedOut: { $0 }) {
+        () throws(VipsError) in
+        _ = try slow.resizedByLibvips(scale: 16.0 / 4000).computePixels(onThisThread: true)
+      }
+    }
+    // A corner of the same blur, with no limit, equals that corner of a blur the limit
+    // never saw.
+    let corner = try slow.cropped(left: 0, top: 0, width: 8, height: 8)
+    let reference = try Self.slowPipeline().cropped(left: 0, top: 0, width: 8, height: 8)
+      .writePixels()
+    #expect(reference.count == 8 * 8 * 3)
+    // The buffer is kept while its bytes are copied: they are freed with it.
+    let after = try corner.computePixels(onThisThread: true)
+    #expect(withExtendedLifetime(after) { Array(after.bytes) } == reference)
+    #expect(try corner.writePixels() == reference)
+  }
+
   @Test("within its limit the same work gives the same pixels as without one")
   func withinTheLimitNothingChanges() throws {
     let image = try VipsImage(file: Fixtures.photo("chelsea.png")).blurred(sigma: 2).castToUInt8()

@@ -61,17 +61,20 @@ int cvips_copy_memory_on_this_thread(VipsImage *in, VipsImage **out);
 /* vips_image_write_to_memory computed on the calling thread, a strip at a time: packed
  * rows in a buffer for g_free, *size bytes; NULL with libvips's error. */
 void *cvips_write_to_memory_on_this_thread(VipsImage *in, size_t *size);
-/* The time limit of the photo this thread decodes (Deadline.c): a monotonic time in
- * microseconds (g_get_monotonic_time), 0 for none. Past it, the shim's strip loops and
- * the images watched below are killed with vips_image_set_kill. */
-void cvips_deadline_set(gint64 monotonic_microseconds);
+/* The time limit of the photo this thread decodes (Deadline.c). A limit begins with
+ * its deadline, a monotonic time in microseconds (g_get_monotonic_time), and returns
+ * what its end restores (an outer limit of this thread, or none); limits nest. Every
+ * image tracked while it runs, with everything upstream of it, is killed with
+ * vips_image_set_kill by a watchdog thread at the deadline, and revived at its end. */
+void *cvips_deadline_begin(gint64 monotonic_microseconds);
+void cvips_deadline_end(void *outer);
+/* This thread's deadline, 0 for none; whether it has passed. */
 gint64 cvips_deadline_get(void);
 int cvips_deadline_passed(void);
+/* Records `image` (and its upstream) in this thread's limits; nothing without one. */
+void cvips_deadline_track(VipsImage *image);
 /* Kills `image` when this thread's deadline has passed; 1 if it did. */
 int cvips_kill_if_deadline_passed(VipsImage *image);
-/* Kills `image` from its "eval" signal once this thread's deadline passes, for work
- * libvips's threadpool computes; nothing when this thread has no deadline. */
-void cvips_watch_deadline(VipsImage *image);
 /* vips_image_write_to_memory and vips_image_copy_memory, watched as above. */
 void *cvips_write_to_memory_watched(VipsImage *in, size_t *size);
 VipsImage *cvips_copy_memory_watched(VipsImage *in);
