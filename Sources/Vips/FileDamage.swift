@@ -3,7 +3,7 @@ import Foundation
 /// What is wrong with a file that failed to decode, from its own bytes where they show
 /// it plainly: the PNG chunk whose CRC fails (and at which byte), a PNG chunk type that
 /// is not letters, an IHDR that no PNG may have, a WebP or TIFF that ends before its
-/// header says it does.
+/// header says it does, a TIFF strip or tile that lies past the file's end.
 ///
 /// Asked only after libvips refused the file (``VipsError/fromLibvips(operation:source:)``),
 /// so it costs nothing on the way that succeeds; nil when the bytes show nothing the
@@ -19,6 +19,7 @@ enum FileDamage {
   static func inspect(_ bytes: [UInt8]) -> Finding? {
     if bytes.starts(with: PNGChunkCheck.signature) { return png(bytes) }
     if let finding = webp(bytes) { return finding }
+    if let finding = tiffData(bytes) { return finding }
     return nil
   }
 
@@ -156,6 +157,56 @@ enum FileDamage {
   }
 
   // MARK: TIFF
+
+  /// A TIFF whose first directory puts a strip or tile (its image data) past the end of
+  /// the file: the first one that starts or ends past it.
+  private static func tiffData(_ bytes: [UInt8]) -> Finding? {
+    guard bytes.count >= 8 else { return nil }
+    let little = bytes[0] == 0x49 && bytes[1] == 0x49 && bytes[2] == 42 && bytes[3] == 0
+    let big = bytes[0] == 0x4D && bytes[1] == 0x4D && bytes[2] == 0 && bytes[3] == 42
+    guard little || big else { return nil }
+    func number(_ at: Int, _ count: Int) -> Int? {
+      guard at >= 0, at + count <= bytes.count else { return nil }
+      let field = bytes[at..<at + count]
+      return little
+        ? field.reversed().reduce(0) { $0 << 8 | Int($1) }
+        : field.reduce(0) { $0 << 8 | Int($1) }
+    }
+    guard let directory = number(4, 4), let entries = number(directory, 2) else { return nil }
+    // Each tag's values (SHORT or LONG), read where the file holds them.
+    var values: [Int: [Int]] = [:]
+    for index in 0..<entries {
+      let entry = directory + 2 + 12 * index
+      guard let tag = number(entry, 2), let type = number(entry + 2, 2),
+        let count = number(entry + 4, 4), [273, 279, 324, 325].contains(tag),
+        type == 3 || type == 4, count > 0, count <= 1 << 20
+      else { continue }
+      let size = type == 3 ? 2 : 4
+      guard let at = count * size <= 4 ? entry + 8 : number(entry + 8, 4) else { continue }
+      let read = (0..<count).compactMap { number(at + $0 * size, size) }
+      if read.count == count { values[tag] = read }
+    }
+    for (offsetsTag, countsTag, what) in [(273, 279, "strip"), (324, 325, "tile")] {
+      guard let offsets = values[offsetsTag] else { continue }
+      let counts = values[countsTag] ?? []
+      for (index, offset) in offsets.enumerated() {
+        let length = index < counts.count ? counts[index] : 0
+        if offset >= bytes.count {
+          return Finding(
+            kind: .truncated,
+            words: "the TIFF ends early: its \(what) \(index) is at byte \(offset), past the "
+              + "file's end (\(bytes.count) bytes)")
+        }
+        if offset + length > bytes.count {
+          return Finding(
+            kind: .truncated,
+            words: "the TIFF ends early: its \(what) \(index) (\(length) bytes at byte "
+              + "\(offset)) runs past the file's end (\(bytes.count) bytes)")
+        }
+      }
+    }
+    return nil
+  }
 
   /// A TIFF (by its signature) whose first directory lies past the end of the file, or
   /// holds fewer entries than it says.

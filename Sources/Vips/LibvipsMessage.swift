@@ -43,6 +43,35 @@ enum LibvipsMessage {
       "Using code not yet in table", .damaged, "the TIFF's LZW-compressed data is damaged"),
     Entry(
       "ZIPDecode: Decoding error", .damaged, "the TIFF's Deflate-compressed data is damaged"),
+    Entry(
+      "tiled separate planes not supported", loader: "tiff2vips", .unsupported,
+      "the TIFF is tiled with each colour in a plane of its own, a layout libvips's TIFF "
+        + "reader does not read"),
+    Entry(
+      "subsampled images not supported", loader: "tiff2vips", .unsupported,
+      "the TIFF's colour is subsampled YCbCr in a form libvips's TIFF reader does not read"),
+    Entry(
+      "not a whole number of bytes", loader: "tiff2vips", .unsupported,
+      "the TIFF's pixels are not a whole number of bytes (12-bit samples, say), which "
+        + "libvips's TIFF reader does not read"),
+    Entry(
+      "samples out of range", loader: "tiff2vips", .damaged,
+      "the TIFF's header is damaged: it gives more than 10000 samples a pixel or more than "
+        + "32 bits a sample"),
+    Entry(
+      "required field", loader: "tiff2vips", .damaged,
+      "the TIFF is damaged: it lacks a tag every TIFF must have"),
+    Entry(
+      "Invalid strip byte count 0", loader: "TIFFFillStrip", .damaged,
+      "the TIFF is damaged: one of its strips is empty (its byte count is 0)"),
+    Entry(
+      "Not enough data for scanline", loader: "DumpModeDecode", .damaged,
+      "the TIFF is damaged: an uncompressed strip holds fewer bytes than its rows need"),
+    // libtiff's warnings about tags of types TIFF does not have: when a directory holds
+    // many, they fill libvips's error buffer and its own reason is lost.
+    Entry(
+      "TIFF_SETGET_UNDEFINED", loader: "TIFFFetchNormalTag", .damaged,
+      "the TIFF's directory is damaged: it holds entries of types that TIFF does not have"),
     // GIF (libnsgif through gifload).
     Entry(
       "Invalid frame data", loader: "gif", .damaged, "the GIF's LZW-compressed frame is damaged"
@@ -72,13 +101,34 @@ enum LibvipsMessage {
       "the JPEG is damaged: bytes that are not JPEG data lie between two of its markers"),
   ]
 
-  /// The entry that names `message`, or nil when none does.
+  /// The entry that names `message`, or nil when none does; a missing TIFF tag is named
+  /// (``tiffTagName(_:)``).
   static func entry(for message: String) -> Entry? {
     let lowered = message.lowercased()
-    return table.first { entry in
-      lowered.contains(entry.pattern.lowercased())
-        && (entry.loader.map { lowered.contains($0.lowercased()) } ?? true)
+    guard
+      var found = table.first(where: { entry in
+        lowered.contains(entry.pattern.lowercased())
+          && (entry.loader.map { lowered.contains($0.lowercased()) } ?? true)
+      })
+    else { return nil }
+    if found.pattern == "required field", let range = lowered.range(of: "required field "),
+      let tag = Int(lowered[range.upperBound...].prefix { $0.isNumber })
+    {
+      found.words += ": \(tiffTagName(tag))"
     }
+    return found
+  }
+
+  /// The name of a TIFF tag that tiff2vips requires, with its number.
+  static func tiffTagName(_ tag: Int) -> String {
+    let names = [
+      256: "ImageWidth", 257: "ImageLength", 258: "BitsPerSample", 259: "Compression",
+      262: "PhotometricInterpretation", 273: "StripOffsets", 277: "SamplesPerPixel",
+      278: "RowsPerStrip", 279: "StripByteCounts", 284: "PlanarConfiguration",
+      322: "TileWidth", 323: "TileLength", 324: "TileOffsets", 325: "TileByteCounts",
+      339: "SampleFormat",
+    ]
+    return names[tag].map { "\($0) (tag \(tag))" } ?? "tag \(tag)"
   }
 
   /// libvips's message when it gave none: its error buffer was empty.

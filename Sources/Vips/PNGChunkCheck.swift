@@ -29,10 +29,13 @@ enum PNGChunkCheck {
     var available: Int
 
     var reason: String {
-      "the PNG chunk '\(type)' at byte \(offset) declares \(declaredLength) bytes of data, "
+      "\(PNGChunkCheck.reasonStart)\(type)' at byte \(offset) declares \(declaredLength) bytes of data, "
         + "but the file ends \(available) bytes after its start; refused before decoding"
     }
   }
+
+  /// How an overlong chunk's ``OverlongChunk/reason`` starts.
+  static let reasonStart = "the PNG chunk '"
 
   /// The first chunk of a PNG that is not `IDAT` and declares more data than the file
   /// holds, or nil when every chunk fits (or the bytes are not a PNG).

@@ -64,8 +64,18 @@ enum TruncationCheck {
 
   /// The reason given for a JPEG whose scan ran out of data (``scanRunsOut(jpeg:)``).
   static func scanRanOutReason(_ warning: String) -> String {
+    "\(scanRanOut) (libvips: \(warning))"
+  }
+
+  private static let scanRanOut =
     "a scan runs out of data before the photo's last row (libjpeg would fill the rest "
-      + "with grey): \(warning)"
+    + "with grey)"
+
+  /// Whether a truncation's `message` is our own reason, from the file's bytes
+  /// (``endsEarly``, ``scanRanOutReason(_:)``, a PNG chunk's), rather than libvips's text.
+  static func isOwnReason(_ message: String) -> Bool {
+    message == endsEarly || message.hasPrefix(scanRanOut)
+      || message.hasPrefix(PNGChunkCheck.reasonStart)
   }
 
   /// JPEG's end-of-image marker, EOI.

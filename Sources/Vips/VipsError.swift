@@ -6,7 +6,7 @@
 /// <!-- snippet context: let path = "photos/broken.jpg" -->
 /// ```swift
 /// do { _ = try VipsImage(file: path) } catch { print(error) }
-/// // photos/broken.jpg: the file ends early (truncated): VipsJpeg: Premature end of JPEG file
+/// // photos/broken.jpg: the image data ends early (truncated) (libvips: VipsJpeg: Premature end of input file)
 /// ```
 public enum VipsError: Error, Sendable, Equatable, CustomStringConvertible {
   /// libvips itself could not start.
@@ -20,7 +20,8 @@ public enum VipsError: Error, Sendable, Equatable, CustomStringConvertible {
   /// Only a loader that is blocked for untrusted input can read it: `loader` (its
   /// libvips name), and what `format` the file is when its signature says so.
   case blockedLoader(source: String, loader: String, format: String? = nil)
-  /// The image data ends before the image does.
+  /// The image data ends before the image does: `message` is libvips's text (said after
+  /// ours, in "(libvips: ...)"), or our own reason from the file's bytes.
   case truncated(source: String, message: String)
   /// The header claims more pixels than the limit allows; nothing was decoded.
   case tooManyPixels(source: String, width: Int, height: Int, pages: Int, limit: Int)
@@ -89,8 +90,10 @@ public enum VipsError: Error, Sendable, Equatable, CustomStringConvertible {
       "it is \(format ?? LibvipsMessage.blockedFormat(loader: loader) ?? "a file"), which "
         + "only \(BlockedFormat.loaderName(loader)) reads, and that loader "
         + LibvipsMessage.whyBlocked
-    case .truncated(_, let message):
+    case .truncated(_, let message) where TruncationCheck.isOwnReason(message):
       "the image data ends early (truncated): \(message)"
+    case .truncated(_, let message):
+      "the image data ends early (truncated) (libvips: \(message))"
     case .tooManyPixels(_, let width, let height, let pages, let limit):
       "too many pixels: \(width)x\(height)\(pages > 1 ? " x \(pages) pages" : "") is more "
         + "than the limit of \(limit) pixels; refused before decoding"

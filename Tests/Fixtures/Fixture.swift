@@ -118,19 +118,21 @@ extension Fixture {
   }
 
   /// Files that must each give a clear error of their own, with nothing written.
-  public static let badInputs: [Fixture] = [
-    Fixture(
-      "bomb-header-100000x100000.png", .bad,
-      about: "a 1,251-byte PNG whose header claims 100000x100000 pixels"),
-    Fixture(
-      "gzip-then-bytes.svgz", .bad,
-      about: "100 bytes: a gzipped SVG with 8 bytes after its stream; hangs libvips 8.14's sniff"),
-    Fixture("random-bytes.png", .bad, about: "4,096 random bytes"),
-    Fixture("text.jpg", .bad, about: "a line of text"),
-    Fixture(
-      "truncated.jpg", .bad, about: "the first 60,000 bytes of hubble.jpg", recipe: .truncatedJPEG),
-    Fixture("zero-bytes.jpg", .bad, about: "empty"),
-  ]
+  public static let badInputs: [Fixture] =
+    [
+      Fixture(
+        "bomb-header-100000x100000.png", .bad,
+        about: "a 1,251-byte PNG whose header claims 100000x100000 pixels"),
+      Fixture(
+        "gzip-then-bytes.svgz", .bad,
+        about: "100 bytes: a gzipped SVG with 8 bytes after its stream; hangs libvips 8.14's sniff"),
+      Fixture("random-bytes.png", .bad, about: "4,096 random bytes"),
+      Fixture("text.jpg", .bad, about: "a line of text"),
+      Fixture(
+        "truncated.jpg", .bad, about: "the first 60,000 bytes of hubble.jpg", recipe: .truncatedJPEG
+      ),
+      Fixture("zero-bytes.jpg", .bad, about: "empty"),
+    ] + BadTIFF.all.map { Fixture($0.name, .bad, about: $0.about) }
 
   /// Every fixture, photos then bad inputs.
   public static let all: [Fixture] = photos + badInputs

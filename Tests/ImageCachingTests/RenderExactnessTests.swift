@@ -162,53 +162,19 @@ import Vips
   }
 }
 
-/// 8-bit premultiplied RGBA, as a `bgra32` table stores it, to compare entries with
-/// libvips's images channel by channel.
-struct PremultipliedPixels {
-  let width: Int
-  let height: Int
-  /// R, G, B, A per pixel, colour premultiplied by alpha.
-  let samples: [UInt8]
-
+extension PremultipliedPixels {
+  /// A `bgra32` entry's pixels, as R, G, B, A.
   init(_ bitmap: Bitmap) {
-    width = bitmap.width
-    height = bitmap.height
     var samples: [UInt8] = []
-    samples.reserveCapacity(width * height * 4)
+    samples.reserveCapacity(bitmap.width * bitmap.height * 4)
     let bytes = bitmap.bytes
-    for y in 0..<height {
-      for x in 0..<width {
+    for y in 0..<bitmap.height {
+      for x in 0..<bitmap.width {
         let offset = y * bitmap.bytesPerRow + x * 4
         samples += [bytes[offset + 2], bytes[offset + 1], bytes[offset], bytes[offset + 3]]
       }
     }
-    self.samples = samples
-  }
-
-  init(_ image: VipsImage) throws {
-    let rgba = try image.toSRGB().withAlpha().computePixels()
-    width = rgba.width
-    height = rgba.height
-    var samples = [UInt8](repeating: 0, count: width * height * 4)
-    for index in 0..<(width * height) {
-      let alpha = UInt32(rgba.bytes[4 * index + 3])
-      for channel in 0..<3 {
-        samples[4 * index + channel] = UInt8(
-          (UInt32(rgba.bytes[4 * index + channel]) * alpha + 127) / 255)
-      }
-      samples[4 * index + 3] = UInt8(alpha)
-    }
-    self.samples = samples
-  }
-
-  /// The mean absolute difference of each channel (R, G, B, A), in levels.
-  func meanDifference(to other: PremultipliedPixels) -> [Double] {
-    guard width == other.width, height == other.height else { return [255, 255, 255, 255] }
-    var sums = [0.0, 0.0, 0.0, 0.0]
-    for index in 0..<samples.count {
-      sums[index % 4] += abs(Double(samples[index]) - Double(other.samples[index]))
-    }
-    return sums.map { $0 / Double(width * height) }
+    self.init(width: bitmap.width, height: bitmap.height, samples: samples)
   }
 }
 

@@ -1,6 +1,7 @@
 import Foundation
 import ImageProcessing
 import ImageTables
+import TestFixtures
 import Testing
 import Vips
 
@@ -13,8 +14,8 @@ import Vips
 /// `apply --pipeline fit` run (``SourceDecoder``, the pipeline, ``Rasterizer``: the
 /// library calls, for speed; `cliSampleMatchesTheLibraryPath` runs a sample through the
 /// real executable). A rendered file must be within 2 levels of libvips's thumbnail of
-/// its full decode, per channel, in the mean over the image's premultiplied samples; the
-/// largest single difference is printed, not bounded (see `meanLevelsAllowed`). A
+/// its full decode, per channel, in the mean over the image's premultiplied samples, and
+/// in the PNG sets at every sample too (see `meanLevelsAllowed`, `maxLevelsAllowed`). A
 /// refused file must name itself and have its expected kind.
 ///
 /// Files where today's code disagrees with what the file is are in ``knownOpen``: each
@@ -31,6 +32,15 @@ import Vips
   /// shrink-on-load and of libvips's own float-or-integer paths, which pile up at hard
   /// edges of PngSuite's 32x32 patterns enlarged twice (printed per set, for the record).
   static let meanLevelsAllowed = 2.0
+
+  /// The largest |ours - libvips| of any one sample, by set, where the files allow one:
+  /// the lossless PNG sets, whose renders measured 2 (PngSuite, at the hard edges of its
+  /// 32x32 patterns) and 1 (libpng). None for the JPEG and WebP sets: libvips's thumbnail
+  /// of the full decode and our shrink-on-load decode differ at single pixels by up to
+  /// 17 levels (exif-orientation, Landscape_3.jpg fill) and 37 (libwebp,
+  /// alpha_color_cache.webp fit; lossless1-3.webp fill 24), while their means stay
+  /// within ``meanLevelsAllowed``; 688 of the 824 renders measured differ nowhere.
+  static let maxLevelsAllowed: [String: Int] = ["pngsuite": 2, "libpng": 1]
 
   /// Files today's code gets wrong, with what it does instead ("rendered" or the kind it
   /// gives). Each is a finding of issue 25, to be fixed in the code, not here.
@@ -159,6 +169,7 @@ import Vips
   @Test func everyFileMeetsItsExpectation() throws {
     var open: [String] = []
     var largest: [String: Int] = [:]
+    var perFile: [(Int, String)] = []
     for expectation in try Self.expectations() {
       let got = Self.outcome(of: expectation.path)
       let wanted =
@@ -189,7 +200,9 @@ import Vips
             (ours.width, ours.height) == (reference.width, reference.height),
             "\(expectation.file) \(name): \(ours.width)x\(ours.height), libvips \(reference.width)x\(reference.height)"
           )
-          let (ourPixels, theirs) = (try Premultiplied(ours), try Premultiplied(reference))
+          let (ourPixels, theirs) = (
+            try PremultipliedPixels(ours), try PremultipliedPixels(reference)
+          )
           guard ourPixels.width == theirs.width, ourPixels.height == theirs.height else {
             continue
           }
@@ -205,13 +218,28 @@ import Vips
           }
           #expect(close, "\(expectation.file) \(name): mean levels off libvips per channel \(mean)")
           let set = String(expectation.file.prefix { $0 != "/" })
-          largest[set] = max(largest[set] ?? 0, ourPixels.maxDifference(to: theirs))
+          let most = ourPixels.maxDifference(to: theirs)
+          largest[set] = max(largest[set] ?? 0, most)
+          perFile.append((most, "\(expectation.file) \(name)"))
+          if let bound = Self.maxLevelsAllowed[set] {
+            #expect(
+              most <= bound,
+              "\(expectation.file) \(name): a sample \(most) levels off libvips (\(set) allows \(bound))"
+            )
+          }
         }
       }
     }
     print(
       "CorpusTests: largest single-sample difference per set: \(largest.sorted { $0.key < $1.key })"
     )
+    let counts = Dictionary(grouping: perFile, by: \.0).mapValues(\.count).sorted {
+      $0.key < $1.key
+    }
+    print("CorpusTests: renders by largest single-sample difference: \(counts)")
+    for (most, file) in perFile.sorted(by: { $0.0 > $1.0 }).prefix(10) {
+      print("  largest \(most): \(file)")
+    }
     print("CorpusTests: \(open.count) known open (right expectation, today's code disagrees):")
     for line in open { print("  known open: \(line)") }
     #expect(open.count == Self.knownOpen.count + Self.knownOpenPixels.count)
@@ -221,8 +249,8 @@ import Vips
   /// the same size, and closer to it than any flip or half-turn of it is.
   @Test(arguments: [0, 2, 3, 4, 5, 6, 7, 8])
   func exifOrientationComesOutUpright(orientation: Int) throws {
-    func render(_ number: Int) throws -> Premultiplied {
-      try Premultiplied(
+    func render(_ number: Int) throws -> PremultipliedPixels {
+      try PremultipliedPixels(
         Self.apply(
           "fit",
           to: Self.folder.appendingPathComponent("exif-orientation/Landscape_\(number).jpg").path))
@@ -231,7 +259,7 @@ import Vips
     let ours = try render(orientation)
     #expect((ours.width, ours.height) == (upright.width, upright.height))
     guard (ours.width, ours.height) == (upright.width, upright.height) else { return }
-    let distances = Premultiplied.Turn.allCases.map {
+    let distances = PremultipliedPixels.Turn.allCases.map {
       ($0, ours.meanDifference(to: upright.turned($0)).prefix(3).reduce(0, +))
     }
     let nearest = try #require(distances.min { $0.1 < $1.1 })
@@ -251,8 +279,8 @@ import Vips
       for spec in ["fill(crop: centre)", "fit"] {
         let run = try runExecutable(["apply", "--pipeline", spec, "--size", "64x64", path, output])
         #expect(run.status == 0, "\(file) \(spec): \(run.err)")
-        let written = try Premultiplied(VipsImage(file: output, limits: nil))
-        let library = try Premultiplied(Self.apply(spec, to: path))
+        let written = try PremultipliedPixels(VipsImage(file: output, limits: nil))
+        let library = try PremultipliedPixels(Self.apply(spec, to: path))
         #expect(written.samples == library.samples, "\(file) \(spec)")
         try? FileManager.default.removeItem(atPath: output)
       }
@@ -262,71 +290,5 @@ import Vips
     #expect(run.status == 1)
     #expect(run.err.contains(corrupt), "\(run.err)")
     #expect(!FileManager.default.fileExists(atPath: output))
-  }
-}
-
-/// An image's samples as 8-bit sRGB RGBA, colour premultiplied by alpha (as a table
-/// stores them), for comparing renders.
-struct Premultiplied {
-  let width: Int
-  let height: Int
-  let samples: [UInt8]
-
-  init(width: Int, height: Int, samples: [UInt8]) {
-    self.width = width
-    self.height = height
-    self.samples = samples
-  }
-
-  init(_ image: VipsImage) throws {
-    let rgba = try image.toSRGB().withAlpha().computePixels()
-    width = rgba.width
-    height = rgba.height
-    var samples = [UInt8](repeating: 0, count: width * height * 4)
-    for index in 0..<(width * height) {
-      let alpha = UInt32(rgba.bytes[4 * index + 3])
-      for channel in 0..<3 {
-        samples[4 * index + channel] = UInt8(
-          (UInt32(rgba.bytes[4 * index + channel]) * alpha + 127) / 255)
-      }
-      samples[4 * index + 3] = UInt8(alpha)
-    }
-    self.samples = samples
-  }
-
-  /// The mean absolute difference of each channel (R, G, B, A), in levels.
-  func meanDifference(to other: Premultiplied) -> [Double] {
-    var sums = [0.0, 0.0, 0.0, 0.0]
-    for index in samples.indices {
-      sums[index % 4] += abs(Double(samples[index]) - Double(other.samples[index]))
-    }
-    return sums.map { $0 / Double(width * height) }
-  }
-
-  /// The largest absolute difference of any one sample, in levels.
-  func maxDifference(to other: Premultiplied) -> Int {
-    zip(samples, other.samples).map { abs(Int($0) - Int($1)) }.max() ?? 0
-  }
-
-  /// The turns that keep an image's width and height.
-  enum Turn: CaseIterable { case none, mirrored, flipped, halfTurn }
-
-  func turned(_ turn: Turn) -> Premultiplied {
-    var out = samples
-    for y in 0..<height {
-      for x in 0..<width {
-        let (sx, sy) =
-          switch turn {
-          case .none: (x, y)
-          case .mirrored: (width - 1 - x, y)
-          case .flipped: (x, height - 1 - y)
-          case .halfTurn: (width - 1 - x, height - 1 - y)
-          }
-        for channel in 0..<4 {
-          out[4 * (y * width + x) + channel] = samples[4 * (sy * width + sx) + channel]
-        }
-      }
-    }
-    return Premultiplied(width: width, height: height, samples: out)
   }
 }

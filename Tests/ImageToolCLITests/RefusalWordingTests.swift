@@ -94,6 +94,29 @@ struct RefusalWordingTests {
     }
   }
 
+  /// The kept TIFFs of Tests/Fixtures/bad: the real `imgtool`'s `info`, `info --check`
+  /// and both applies each say the same one line, our words first, nothing written.
+  @Test(arguments: BadTIFF.all)
+  func aKeptTIFFIsRefusedInItsOwnWordsByEveryCommand(_ tiff: BadTIFF) throws {
+    let output = try Fixtures.temporaryFolder().appendingPathComponent("out.png").path
+    let runs = [
+      ["info", tiff.path], ["info", "--check", tiff.path],
+      ["apply", "--pipeline", "fill(crop: centre)", "--size", "8x8", tiff.path, output],
+      ["apply", "--pipeline", "fit", "--size", "8x8", tiff.path, output],
+    ]
+    let head = "imgtool: \(tiff.path): "
+    for arguments in runs {
+      let result = try runExecutable(arguments)
+      #expect(result.status == 1 && result.out.isEmpty, "\(arguments): \(result)")
+      let lines = result.err.split(separator: "\n").map(String.init)
+      #expect(lines.count == 1, "\(arguments): \(result.err)")
+      #expect(
+        lines.first.map { $0.hasPrefix(head) && tiff.isReason(String($0.dropFirst(head.count))) }
+          == true, "\(arguments): \(result.err)")
+    }
+    #expect(!FileManager.default.fileExists(atPath: output))
+  }
+
   @Test func renderPicksNoSuffixThatABlockedLoaderDeclaresToo() async throws {
     let help = await runTool(["render", "--help"]).out.joined(separator: " ")
     #expect(help.contains(".jpg") && help.contains(".png"), "\(help)")

@@ -167,3 +167,14 @@ func runAsAnotherUser(_ arguments: [String], program: URL) throws -> (
     ["--reuid=65534", "--regid=65534", "--clear-groups", program.path] + arguments,
     program: URL(fileURLWithPath: "/usr/bin/setpriv"))
 }
+
+/// Whether `text` starts with `prefix` and then a truncation's reason: "the image data
+/// ends early (truncated)", then libvips's text in "(libvips: ...)" or, when the reason
+/// is our own (from the file's bytes, or when another decode took libvips's shared error
+/// buffer), after a colon.
+func startsWithTruncation(_ text: String?, after prefix: String = "") -> Bool {
+  guard let text else { return false }
+  let head = prefix + "the image data ends early (truncated)"
+  return (text.hasPrefix(head + " (libvips: ") && text.hasSuffix(")"))
+    || text.hasPrefix(head + ": ")
+}

@@ -199,6 +199,17 @@ struct ErrorWordingTests {
       libvips: "LZWDecode: Not enough data at scanline")
   }
 
+  /// The kept TIFFs of Tests/Fixtures/bad (made by Scripts/make-bad-tiffs), each with the
+  /// row or finding that names it: strips or a tile past the end (FileDamage), and each
+  /// of tiff2vips's and libtiff's refusals of a variant or a damaged directory.
+  @Test(arguments: BadTIFF.all)
+  func aKeptTIFFIsRefusedInItsOwnWords(_ tiff: BadTIFF) throws {
+    let error = try #require(failure(tiff.path), "\(tiff) decoded")
+    #expect(error.kind == tiff.kind, "\(error)")
+    #expect(error.description.hasPrefix("\(tiff.path): "), "\(error)")
+    #expect(tiff.isReason(error.reason), "\(error.reason)")
+  }
+
   // MARK: GIF and WebP
 
   @Test func aGIFWhoseFrameIsDamagedSaysSo() throws {

@@ -57,11 +57,11 @@ struct FailOnTests {
     let expected = [
       // libvips's own words for the file as it is, when the process's one error buffer
       // still holds them for this decode; ours when another test's decode took them.
-      "the image data ends early (truncated): VipsJpeg: Premature end of input file",
+      "the image data ends early (truncated) (libvips: VipsJpeg: Premature end of input file)",
       // The same with libjpeg's warning for this very file in front (a clean-clone CI run
       // gave this five times in a row).
-      "the image data ends early (truncated): VipsJpeg: Corrupt JPEG data: premature end of "
-        + "data segment; VipsJpeg: Premature end of input file",
+      "the image data ends early (truncated) (libvips: VipsJpeg: Corrupt JPEG data: premature "
+        + "end of data segment; VipsJpeg: Premature end of input file)",
       "the image data ends early (truncated): the file ends before its end marker",
     ]
     // Other tests decode bad JPEGs in this process at the same time, and libvips keeps one
@@ -142,8 +142,8 @@ struct FailOnTests {
 
   static let scanRanOut =
     "the image data ends early (truncated): a scan runs out of data before the photo's "
-    + "last row (libjpeg would fill the rest with grey): "
-    + "libjpeg: Corrupt JPEG data: premature end of data segment"
+    + "last row (libjpeg would fill the rest with grey) "
+    + "(libvips: libjpeg: Corrupt JPEG data: premature end of data segment)"
 
   /// A scan that meets a marker before its last block: libjpeg warns, and every row after
   /// is grey. With an EOI marker at the end (a stray marker mid-scan, a file cut and
