@@ -92,6 +92,9 @@ public final class ImageTable: @unchecked Sendable {
   private let closed = TableLock(false)
   /// Writes between their reservation and their commit: ``close()`` waits for them.
   private let writesInFlight = DispatchGroup()
+  /// Whether this writer's open read the last writer's summary instead of scanning the
+  /// index (for tests).
+  let openedFromSummary: Bool
   /// Test hook: how entity ids are hashed (a constant makes every id collide).
   let hashEntityID: @Sendable (String) -> UInt64
 
@@ -161,8 +164,19 @@ public final class ImageTable: @unchecked Sendable {
         maxReaders: options.maxReaders),
       readOnly: options.readOnly, events: &events)
     var initial = TableState(files: files)
+    var fromSummary = false
     if !options.readOnly {
-      initial.scan(format: format, hash: hashEntityID, events: &events)
+      // A writer that closed cleanly left its memory in the summary; else (a crash, a
+      // summary of other files) every record is scanned, torn writes cleared.
+      if let generation = WriterSummary.beginSession(files),
+        let summary = TableState.loadSummary(
+          path: WriterSummary.path(indexPath: indexPath), files: files, generation: generation)
+      {
+        initial = summary
+        fromSummary = true
+      } else {
+        initial.scan(format: format, hash: hashEntityID, events: &events)
+      }
     } else {
       // A reader names files cut short at once (their entries are misses); the writer's
       // scan reports and clears them.
@@ -170,6 +184,7 @@ public final class ImageTable: @unchecked Sendable {
         .corruptEntry(format: format.name, slot: $0.slot, entityID: $0.entityID, reason: $0.reason)
       }
     }
+    openedFromSummary = fromSummary
     state = TableLock(initial)
     current = Atomic(UnsafeRawPointer(Unmanaged.passUnretained(files).toOpaque()))
     openings = TableLock([files])
@@ -492,6 +507,13 @@ public final class ImageTable: @unchecked Sendable {
     }
     guard first else { return }
     writesInFlight.wait()
+    if !options.readOnly {
+      state.withLock {
+        $0.writeSummary(
+          path: WriterSummary.path(indexPath: indexPath),
+          permissions: mode_t(format.protectionMode.filePermissions))
+      }
+    }
     writerLock?.release()
   }
 
@@ -857,6 +879,7 @@ public final class ImageTable: @unchecked Sendable {
     // Created with O_EXCL|O_NOFOLLOW: a link planted after the unlink is refused.
     unlink(paths.table)
     unlink(paths.index)
+    unlink(WriterSummary.path(indexPath: paths.index))
     var generator = SystemRandomNumberGenerator()
     let identity = generator.next() as UInt64
     let index = try createIndex(
@@ -892,6 +915,8 @@ public final class ImageTable: @unchecked Sendable {
     index.base.setField(16, UInt64(format.maximumCount))
     index.base.setField(24, identity)
     index.base.setField(32, TableFileLayout.indexHeaderChecksum(index.base))
+    // Generation 1, not clean: a writer's session on new files (WriterSummary).
+    index.base.setField(WriterSummary.indexGenerationOffset, UInt64(1))
     return index
   }
 }

@@ -274,6 +274,14 @@ final class TableFiles: @unchecked Sendable {
     return actual == expected ? nil : "its pixels fail their checksum"
   }
 
+  /// Whether record `slot`'s entity id is `entityID` (its length checked first).
+  func recordHolds(_ slot: Int, entityID: String) -> Bool {
+    let record = index.base + TableFileLayout.recordOffset(slot)
+    let idLength = Int(record.field(16, as: UInt32.self))
+    return idLength <= TableFileLayout.keyCapacity
+      && Self.equal(entityID, record + TableFileLayout.keyOffset, idLength)
+  }
+
   /// Whether `count` bytes at `bytes` are `string`'s UTF-8.
   @inline(__always)
   private static func equal(_ string: String, _ bytes: UnsafeMutableRawPointer, _ count: Int)

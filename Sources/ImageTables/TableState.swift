@@ -4,7 +4,8 @@ import Synchronization
 struct Slot {
   enum Phase { case free, reserved, live, retired }
   var phase: Phase = .free
-  var entityID = ""
+  /// The entry's id is its record's (compared in the index by ``TableState/find``):
+  /// the slot holds fixed-width fields only, so the summary stores it as it is.
   var idHash: UInt64 = 0
   /// Neighbours in least-recently-used order (towards oldest, towards newest).
   var older: Int32 = -1
@@ -105,7 +106,6 @@ struct TableState {
       }
       byID[record.entityID] = slot
       slots[slot].phase = .live
-      slots[slot].entityID = record.entityID
       slots[slot].idHash = record.idHash
       homeHashes[slot] = record.idHash
       found.append((record.writeOrder, slot))
@@ -176,7 +176,8 @@ struct TableState {
       if value == 0 { return nil }
       let slot = Int(value & 0xFFFF_FFFF) - 1
       if value & 0xFFFF_FFFF_0000_0000 == SharedFile.tag(hash), slot < slots.count,
-        slots[slot].phase == .live, slots[slot].idHash == hash, slots[slot].entityID == entityID
+        slots[slot].phase == .live, slots[slot].idHash == hash,
+        files.recordHolds(slot, entityID: entityID)
       {
         return slot
       }
@@ -327,7 +328,7 @@ struct TableState {
     // An atomic add: readers move the clock on too (TableFiles.lookup).
     let clock = files.shared.clock.pointee.wrappingAdd(1, ordering: .relaxed).newValue
     files.shared.stamps[slot].store(clock, ordering: .relaxed)
-    slots[slot] = Slot(phase: .live, entityID: entityID, idHash: hash, sequence: committed)
+    slots[slot] = Slot(phase: .live, idHash: hash, sequence: committed)
     homeHashes[slot] = hash
     files.shared.insert(slot: slot, hash: hash)
     if let previous { remove(previous) }
