@@ -20,7 +20,9 @@
  * kill: Sources/Vips/AbandonableWorker.swift bounds that.
  *
  * Locks are pthread's (ThreadSanitizer sees them); GLib's own structures are used only
- * under them.
+ * under them. Under the lock libvips is called only to set kill flags and to invalidate
+ * (revive_all): neither drops an image while the operation cache is off (Vips.swift
+ * sets its size to 0), so forget, which takes the lock, is never entered under it.
  */
 #include "CVipsShim.h"
 
