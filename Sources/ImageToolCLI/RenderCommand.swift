@@ -53,7 +53,9 @@ public struct RenderCommand: Command {
     return """
       Walks the files and folders given (folders recursively, picking the files whose \
       extension a trusted loader of this libvips declares: \
-      \(suffixes.joined(separator: " "))). Each photo's entity id is its path relative to \
+      \(suffixes.joined(separator: " ")); hidden files and folders, whose names start \
+      with a dot, are named as left out, and render when named themselves). Each photo's \
+      entity id is its path relative to \
       the folder given, and its source version a hash of its bytes, so entries that are \
       up to date are skipped (--force redoes them). Each photo is decoded once, shrunk on \
       load only as far as the family allows, and every format's pipeline resamples once \
