@@ -1,4 +1,5 @@
 import Foundation
+import ImageCaching
 import ImageTables
 import Testing
 import Vips
@@ -132,6 +133,47 @@ struct RenderCommandTests {
       "render", "--family", "avatar", "--cache", cache, "--json", "--force", photos.path,
     ])
     #expect(try json(forced.out)["written"] as? Int == 15)
+  }
+
+  /// A photo rewritten in place with bytes of the same length, its modification time put
+  /// back to the nanosecond (as `touch -d` or a restore would), is still re-rendered: the
+  /// up-to-date check trusts the bytes' checksum, not the file's size and times.
+  @Test func aPhotoChangedInPlaceWithItsSizeAndTimeKeptIsRerendered() async throws {
+    let folder = try Paths.temporaryFolder().appendingPathComponent("photos")
+    try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+    let png = try [UInt8](Data(contentsOf: URL(fileURLWithPath: Paths.bundled("chelsea.png"))))
+    for name in ["a.png", "b.png"] {
+      try Data(png + Array("version-1".utf8)).write(to: folder.appendingPathComponent(name))
+    }
+    let changed = folder.appendingPathComponent("b.png").path
+    let cache = folder.deletingLastPathComponent().appendingPathComponent("cache").path
+    let arguments = ["render", "--family", "avatar", "--cache", cache, "--json", folder.path]
+    let first = await runTool(arguments)
+    #expect(first.status == 0)
+    #expect(try json(first.out)["written"] as? Int == 6)
+    #expect(try json(await runTool(arguments).out)["skipped"] as? Int == 2)
+    var before = stat()
+    #expect(stat(changed, &before) == 0)
+    // The same length, other bytes, written into the same file (same inode).
+    let handle = try #require(FileHandle(forWritingAtPath: changed))
+    try handle.write(contentsOf: Data(png + Array("version-2".utf8)))
+    try handle.close()
+    var times = [before.st_atim, before.st_mtim]
+    #expect(utimensat(AT_FDCWD, changed, &times, 0) == 0)
+    var after = stat()
+    #expect(stat(changed, &after) == 0)
+    #expect(after.st_ino == before.st_ino && after.st_size == before.st_size)
+    #expect(
+      after.st_mtim.tv_sec == before.st_mtim.tv_sec
+        && after.st_mtim.tv_nsec == before.st_mtim.tv_nsec)
+    let again = await runTool(arguments)
+    #expect(again.status == 0)
+    #expect(try json(again.out)["written"] as? Int == 3)
+    #expect(try json(again.out)["skipped"] as? Int == 1)
+    let table = try ImageTable(existingTableAt: cache + "/avatar.small.table")
+    #expect(
+      table.sourceVersion(entityID: "b.png")
+        == RenderedEntity.sourceVersion(of: png + Array("version-2".utf8)))
   }
 
   @Test func progressIsOneLinePerPhotoWhenNotATerminal() async throws {
