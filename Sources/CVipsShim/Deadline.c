@@ -125,8 +125,11 @@ static void forget(gpointer data, GObject *image) {
 }
 
 /* Under `lock`: `image` and everything upstream of it into `watch`. Stops at images it
- * holds already (their upstream was recorded with them). */
+ * holds already (their upstream was recorded with them), and at images whose pixels are
+ * already in memory or a file: they compute nothing, and may be shared with work under
+ * another limit (a cached mask, MaskCache.swift), which a kill here would fail. */
 static void record(Watch *watch, VipsImage *image) {
+  if (image->dtype != VIPS_IMAGE_PARTIAL) return;
   if (g_hash_table_contains(watch->images, image)) return;
   g_hash_table_add(watch->images, image);
   watch->references++;
