@@ -129,8 +129,7 @@ struct RenderInputs {
             path: display, entityID: relative, pathBytes: isText ? nil : photo.pathBytes)
         }
         let lost = walk.leftOut.filter(\.losesPhotos)
-        // Holding only hidden photos (named as left out) is not holding none.
-        if found.isEmpty, walk.leftOut.isEmpty { emptyFolders.append(path) }
+        if found.isEmpty, lost.isEmpty { emptyFolders.append(path) }
         problems += lost.map { ($0.path, $0.reason) }
         notes += walk.leftOut.filter { !$0.losesPhotos }.map { ($0.path, $0.reason) }
         add(found)
