@@ -17,7 +17,9 @@ import Vips
 /// a link, else the first in name order; the others are named as left out.
 ///
 /// A path longer than the system's limit (`PATH_MAX`) cannot be opened by its path:
-/// such a file or folder is named as left out with that reason.
+/// such a file or folder is named as left out with that reason. Hidden entries (names
+/// starting with a dot) are not walked: a hidden folder, or a hidden file with an image
+/// extension, is named as left out (a note: named directly, it is rendered).
 struct FolderWalk {
   struct Photo {
     /// The path as the file system holds it (the folder given, then the names below).
@@ -72,7 +74,20 @@ struct FolderWalk {
     var linked: [Pending] = []
     while let next = queue.popLast() ?? (linked.isEmpty ? nil : linked.removeFirst()) {
       var status = stat()
-      guard Self.fileStatus(next.pathBytes, &status) == 0, status.st_mode & S_IFMT == S_IFDIR else {
+      guard Self.fileStatus(next.pathBytes, &status) == 0 else {
+        // Gone or unreadable since its folder was read.
+        leftOut.append(
+          LeftOut(
+            path: Self.text(next.pathBytes),
+            reason: "cannot read the folder: \(FileBytes.reason(errno))", losesPhotos: true))
+        continue
+      }
+      guard status.st_mode & S_IFMT == S_IFDIR else {
+        leftOut.append(
+          LeftOut(
+            path: Self.text(next.pathBytes),
+            reason: "no longer a folder (it changed while the render read it)",
+            losesPhotos: true))
         continue
       }
       let id = FileID(status)
@@ -100,8 +115,16 @@ struct FolderWalk {
         continue
       }
       var subfolders: [Pending] = []
-      for name in entries where name.first != UInt8(ascii: ".") {
+      for name in entries {
         let path = next.pathBytes + [UInt8(ascii: "/")] + name
+        // Hidden (a name starting with a dot): not walked nor rendered, but named when it
+        // may be a photo (an image extension) or hold some (a folder).
+        if name.first == UInt8(ascii: ".") {
+          if let reason = Self.hiddenReason(path, name, isImage) {
+            leftOut.append(LeftOut(path: Self.text(path), reason: reason, losesPhotos: false))
+          }
+          continue
+        }
         let relative =
           next.relativeBytes.isEmpty ? name : next.relativeBytes + [UInt8(ascii: "/")] + name
         var own = stat()
@@ -175,6 +198,22 @@ struct FolderWalk {
       }
     }
     photos.sort { $0.relativeBytes.lexicographicallyPrecedes($1.relativeBytes) }
+  }
+
+  /// Why a hidden entry is left out, when it is a folder (which may hold photos) or a
+  /// file with an image extension (its whole name one, `.jpg`, too); nil for any other
+  /// (`.DS_Store`), passed over as every file without an image extension is.
+  private static func hiddenReason(
+    _ path: [UInt8], _ name: [UInt8], _ isImage: (String) -> Bool
+  ) -> String? {
+    var status = stat()
+    if fileStatus(path, &status) == 0, status.st_mode & S_IFMT == S_IFDIR {
+      return "a hidden folder, not walked (name it directly to render its photos)"
+    }
+    let dot = name.lastIndex(of: UInt8(ascii: "."))!
+    guard let suffix = String(validating: name[(dot + 1)...], as: UTF8.self), isImage(suffix)
+    else { return nil }
+    return "a hidden file (name it directly to render it)"
   }
 
   private static func hasImageExtension(_ name: [UInt8], _ isImage: (String) -> Bool) -> Bool {

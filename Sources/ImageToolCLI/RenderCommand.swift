@@ -53,7 +53,9 @@ public struct RenderCommand: Command {
     return """
       Walks the files and folders given (folders recursively, picking the files whose \
       extension a trusted loader of this libvips declares: \
-      \(suffixes.joined(separator: " "))). Each photo's entity id is its path relative to \
+      \(suffixes.joined(separator: " ")); hidden files and folders, whose names start \
+      with a dot, are named as left out, and render when named themselves). Each photo's \
+      entity id is its path relative to \
       the folder given, and its source version a hash of its bytes, so entries that are \
       up to date are skipped (--force redoes them). Each photo is decoded once, shrunk on \
       load only as far as the family allows, and every format's pipeline resamples once \
@@ -61,7 +63,8 @@ public struct RenderCommand: Command {
       photo is named with its reason and the others go on; the exit status is then 1. \
       When every photo is up to date, the cache is only read (no lock, no write). A \
       format keeps at most its maximumCount photos of a render: the first ones in the \
-      order found (paths as given, folders walked in name order); the rest are left out \
+      order found (paths as given, folders walked in name order), a photo that fails \
+      taking no place; the rest are left out \
       of it, counted and warned about, rather than rendered over the others on every run, \
       so a render of an unchanged folder writes nothing. Room for this render's photos \
       evicts the least recently used entries of earlier ones; the summary counts them. \
@@ -90,25 +93,44 @@ public struct RenderCommand: Command {
   /// Which formats of the family each photo goes into: format F takes the first
   /// `maximumCount` of F photos in the order found, so that a render of more photos
   /// than F keeps never evicts its own photos (and renders them again next time, LRU
-  /// under a cyclic scan). The rest are left out of F and counted.
+  /// under a cyclic scan). The rest are left out of F and counted. A photo that failed
+  /// (refused, timed out, unreadable) takes no place: the next one in the order found
+  /// takes it (``markFailed(_:)``).
   struct Placement {
     /// The family's formats, in configuration order, with how many entries each keeps.
     var formats: [(name: String, maximumCount: Int)]
     /// Each input's position in the order found, by path.
     var positions: [String: Int]
     var count: Int
+    /// The positions of the inputs that failed.
+    private(set) var failed: Set<Int> = []
+    /// Each position's place among the inputs that did not fail before it.
+    private var places: [Int]
 
     init(_ inputs: [RenderInputs.Input], formats names: [String], cache: ImageCache) {
       formats = names.map { ($0, cache.formats[$0]?.maximumCount ?? Int.max) }
       positions = Dictionary(
         inputs.enumerated().map { ($1.path, $0) }, uniquingKeysWith: { first, _ in first })
       count = inputs.count
+      places = Array(0..<inputs.count)
+    }
+
+    /// Gives up the places of the inputs at `paths`, which failed: each later input
+    /// moves up one place per failure before it.
+    mutating func markFailed(_ paths: some Sequence<String>) {
+      failed.formUnion(paths.compactMap { positions[$0] })
+      var before = 0
+      for position in places.indices {
+        places[position] = position - before
+        if failed.contains(position) { before += 1 }
+      }
     }
 
     /// The formats `input` is rendered into (none: it fits no format of the family).
     func formats(for input: RenderInputs.Input) -> [String] {
       let position = positions[input.path] ?? 0
-      return formats.filter { position < $0.maximumCount }.map(\.name)
+      let place = places.indices.contains(position) ? places[position] : position
+      return formats.filter { place < $0.maximumCount }.map(\.name)
     }
 
     /// Whether a table of the family may have to evict during the render: it cannot
@@ -120,9 +142,9 @@ public struct RenderCommand: Command {
       }
     }
 
-    /// How many of the photos format `name` leaves out.
+    /// How many of the photos that did not fail format `name` leaves out.
     func leftOut(_ name: String) -> Int {
-      max(0, count - (formats.first { $0.name == name }?.maximumCount ?? Int.max))
+      max(0, count - failed.count - (formats.first { $0.name == name }?.maximumCount ?? Int.max))
     }
   }
 
@@ -231,7 +253,7 @@ public struct RenderCommand: Command {
     // rather than every pipeline a thread per core.
     Vips.concurrency = max(1, ProcessInfo.processInfo.activeProcessorCount / jobs)
     let names = cache.formatNames(family: family)
-    let placement = Placement(found.inputs, formats: names, cache: cache)
+    var placement = Placement(found.inputs, formats: names, cache: cache)
     let urlRender = urls?.render(cache: cache, formats: names)
     // What each table held, to count what this render evicted.
     let before = Dictionary(
@@ -248,81 +270,122 @@ public struct RenderCommand: Command {
     var leftOut = 0
     var downloaded = 0
     var failedURLs: [String: Int?] = [:]
+    // The formats each input was given so far (a failure's freed place gives a later
+    // input more), the inputs recorded, and those that failed.
+    var given: [String: Set<String>] = [:]
+    var recorded: Set<String> = []
+    var skippedPaths: Set<String> = []
+    var renderedPaths: Set<String> = []
+    var failedPaths: Set<String> = []
+    // An input given a freed place after it was recorded is counted once: rendered if it
+    // wrote anything, and a failure there is named but frees no place of its own.
     func record(_ input: RenderInputs.Input, _ outcome: Outcome) {
+      let again = !recorded.insert(input.path).inserted
       downloaded += outcome.downloaded
       if let failure = outcome.failure {
         failed.append((input.path, failure))
         if input.url != nil { failedURLs[input.path] = outcome.httpStatus }
-        progress.finished(input.path, "failed: \(failure)")
+        if !again {
+          failedPaths.insert(input.path)
+          progress.finished(input.path, "failed: \(failure)")
+        }
       } else if outcome.leftOut {
         leftOut += 1
         progress.finished(input.path, "left out: the family's tables keep fewer photos")
       } else if outcome.skipped {
-        skipped += 1
-        progress.finished(input.path, "up to date" + URLOptions.note(outcome))
+        if !again {
+          skipped += 1
+          skippedPaths.insert(input.path)
+          progress.finished(input.path, "up to date" + URLOptions.note(outcome))
+        }
       } else {
         written += outcome.written
-        rendered.append(input)
-        progress.finished(input.path, "written" + URLOptions.note(outcome))
+        if renderedPaths.insert(input.path).inserted {
+          rendered.append(input)
+          if skippedPaths.remove(input.path) != nil { skipped -= 1 }
+        }
+        if !again { progress.finished(input.path, "written" + URLOptions.note(outcome)) }
       }
     }
-    // libvips keeps one error buffer for the whole process: a photo that fails beside
-    // others may read another's error with its own. Each is tried again alone at the
-    // end, in the order given, so that its message is its own (and a passing failure,
-    // a file still being copied, renders).
-    var failedBesideOthers: [RenderInputs.Input] = []
     // When a table must evict, the photos up to date are looked up first: a lookup
     // counts as use, so eviction takes older entries (the old versions of changed
     // photos among them), not photos of this render that nobody looked at yet, which
     // would be rendered again in turn and evict others.
-    var toRender = found.inputs
+    var toRender: [(input: RenderInputs.Input, formats: [String])] = found.inputs.compactMap {
+      input in
+      let formats = placement.formats(for: input)
+      return formats.isEmpty ? nil : (input, formats)
+    }
     if !force, placement.mayEvict(cache) {
-      toRender = found.inputs.filter { input in
-        guard Self.isUpToDate(input, formats: placement.formats(for: input), cache: cache) else {
-          return true
-        }
+      toRender = toRender.filter { input, formats in
+        guard Self.isUpToDate(input, formats: formats, cache: cache) else { return true }
+        given[input.path] = Set(formats)
         record(input, Outcome(skipped: true))
         return false
       }
     }
-    await withTaskGroup(of: (RenderInputs.Input, Outcome).self) { group in
-      var pending = Self.largestFirst(toRender)[...]
-      func startNext() {
-        guard let input = pending.popFirst() else { return }
-        group.addTask {
-          (
+    // Passes until no photo fails: each failure gives its places to the next photos in
+    // the order found, which a later pass renders into them.
+    while !toRender.isEmpty {
+      let failedBefore = failedPaths.count
+      for (input, formats) in toRender {
+        given[input.path, default: []].formUnion(formats)
+      }
+      // libvips keeps one error buffer for the whole process: a photo that fails beside
+      // others may read another's error with its own. Each is tried again alone at the
+      // end, in the order given, so that its message is its own (and a passing failure,
+      // a file still being copied, renders).
+      var failedBesideOthers: [(input: RenderInputs.Input, formats: [String])] = []
+      await withTaskGroup(of: (RenderInputs.Input, [String], Outcome).self) { group in
+        var pending = Self.largestFirst(toRender, path: \.input.path)[...]
+        func startNext() {
+          guard let (input, formats) = pending.popFirst() else { return }
+          group.addTask {
+            (
+              input, formats,
+              await Self.render(
+                input, family: family, formats: formats, cache: cache, force: force,
+                urls: urlRender)
+            )
+          }
+        }
+        // URLs download ahead of the workers decoding (bounded: see URLOptions).
+        for _ in 0..<(urls?.window(jobs: jobs) ?? jobs) { startNext() }
+        for await (input, formats, outcome) in group {
+          if outcome.failure != nil, outcome.retryAlone, jobs > 1 {
+            failedBesideOthers.append((input, formats))
+          } else {
+            record(input, outcome)
+          }
+          startNext()
+        }
+      }
+      if !failedBesideOthers.isEmpty {
+        // Alone: the others' fill tasks end first.
+        await cache.waitForFills()
+        for (input, formats) in failedBesideOthers.sorted(by: {
+          placement.positions[$0.input.path, default: 0]
+            < placement.positions[$1.input.path, default: 0]
+        }) {
+          record(
             input,
             await Self.render(
-              input, family: family, formats: placement.formats(for: input), cache: cache,
-              force: force, urls: urlRender)
-          )
+              input, family: family, formats: formats, cache: cache, force: force,
+              urls: urlRender))
         }
       }
-      // URLs download ahead of the workers decoding (bounded: see URLOptions).
-      for _ in 0..<(urls?.window(jobs: jobs) ?? jobs) { startNext() }
-      for await (input, outcome) in group {
-        if outcome.failure != nil, outcome.retryAlone, jobs > 1 {
-          failedBesideOthers.append(input)
-        } else {
-          record(input, outcome)
+      guard failedPaths.count > failedBefore else { break }
+      placement.markFailed(failedPaths)
+      toRender = found.inputs.compactMap { input in
+        guard !failedPaths.contains(input.path) else { return nil }
+        let new = placement.formats(for: input).filter {
+          !(given[input.path]?.contains($0) ?? false)
         }
-        startNext()
+        return new.isEmpty ? nil : (input, new)
       }
     }
-    if !failedBesideOthers.isEmpty {
-      // Alone: the others' fill tasks end first.
-      await cache.waitForFills()
-      let order = Dictionary(
-        found.inputs.enumerated().map { ($1.path, $0) }, uniquingKeysWith: { first, _ in first })
-      for input in failedBesideOthers.sorted(by: {
-        order[$0.path, default: 0] < order[$1.path, default: 0]
-      }) {
-        record(
-          input,
-          await Self.render(
-            input, family: family, formats: placement.formats(for: input), cache: cache,
-            force: force, urls: urlRender))
-      }
+    for input in found.inputs where given[input.path] == nil {
+      record(input, Outcome(leftOut: true))
     }
     // The tables' writer locks go with the cache: let its last fill tasks end first.
     await cache.waitForFills()
@@ -415,9 +478,14 @@ public struct RenderCommand: Command {
   /// jobs first is the classic rule for spreading jobs over a few workers). Ties keep
   /// their order.
   static func largestFirst(_ inputs: [RenderInputs.Input]) -> [RenderInputs.Input] {
+    largestFirst(inputs, path: \.path)
+  }
+
+  /// ``largestFirst(_:)`` of anything with a path (an input with its formats).
+  static func largestFirst<T>(_ inputs: [T], path: (T) -> String) -> [T] {
     let sizes = inputs.map { input -> Int in
       var status = stat()
-      return stat(input.path, &status) == 0 ? Int(status.st_size) : 0
+      return stat(path(input), &status) == 0 ? Int(status.st_size) : 0
     }
     return inputs.indices.sorted { sizes[$0] != sizes[$1] ? sizes[$0] > sizes[$1] : $0 < $1 }
       .map { inputs[$0] }

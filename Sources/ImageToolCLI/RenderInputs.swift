@@ -129,7 +129,8 @@ struct RenderInputs {
             path: display, entityID: relative, pathBytes: isText ? nil : photo.pathBytes)
         }
         let lost = walk.leftOut.filter(\.losesPhotos)
-        if found.isEmpty, lost.isEmpty { emptyFolders.append(path) }
+        // Holding only hidden photos (named as left out) is not holding none.
+        if found.isEmpty, walk.leftOut.isEmpty { emptyFolders.append(path) }
         problems += lost.map { ($0.path, $0.reason) }
         notes += walk.leftOut.filter { !$0.losesPhotos }.map { ($0.path, $0.reason) }
         add(found)

@@ -34,6 +34,10 @@ public enum VipsError: Error, Sendable, Equatable, CustomStringConvertible {
   /// Decoding and processing the image took longer than its time limit of `seconds`
   /// (``Vips/withTimeLimit(_:source:timedOut:_:)``); it was stopped.
   case timedOut(source: String, seconds: Double)
+  /// Not started: `outstanding` workers abandoned at earlier images' time limits (the
+  /// most allowed at once, 4 in a process) are still inside libvips,
+  /// each spinning a core until it returns; the image may be tried again once they end.
+  case tooManyAbandonedWorkers(source: String, outstanding: Int)
   /// The file is damaged, cut short or a variant no loader here reads: `words` say what
   /// is wrong in ours (from ``LibvipsMessage``'s table, or from the file's own bytes),
   /// `message` is libvips's text, kept after them for the curious.
@@ -46,6 +50,7 @@ public enum VipsError: Error, Sendable, Equatable, CustomStringConvertible {
     case .unreadable(let source, _), .empty(let source), .notAnImage(let source),
       .blockedLoader(let source, _, _), .truncated(let source, _),
       .badInput(let source, _, _, _), .timedOut(let source, _),
+      .tooManyAbandonedWorkers(let source, _),
       .tooManyPixels(let source, _, _, _, _), .dimensionTooLarge(let source, _, _, _):
       source
     case .operationFailed(_, let source, _): source
@@ -64,7 +69,7 @@ public enum VipsError: Error, Sendable, Equatable, CustomStringConvertible {
     case .tooManyPixels, .dimensionTooLarge: .tooLarge
     case .operationFailed(_, _, let message): LibvipsMessage.entry(for: message)?.kind ?? .other
     case .badInput(_, let kind, _, _): kind
-    case .timedOut: .timedOut
+    case .timedOut, .tooManyAbandonedWorkers: .timedOut
     }
   }
 
@@ -110,6 +115,10 @@ public enum VipsError: Error, Sendable, Equatable, CustomStringConvertible {
     case .timedOut(_, let seconds):
       "took longer than \(Vips.secondsText(seconds)) s to decode and process (the time "
         + "limit of one image); stopped"
+    case .tooManyAbandonedWorkers(_, let outstanding):
+      "not started: \(outstanding) earlier images passed their time limit in a step libvips "
+        + "cannot stop and are still running in it, the most allowed at once (each uses a "
+        + "core until libvips returns); try it again once they end"
     case .badInput(_, _, let words, let message) where message == LibvipsMessage.noReason:
       words
     case .badInput(_, _, let words, let message):

@@ -22,7 +22,9 @@ extension VipsError {
     case unreadable
     /// The file or buffer holds no bytes.
     case empty
-    /// Decoding and processing took longer than the time limit.
+    /// Decoding and processing took longer than the time limit (or, not started, too
+    /// many earlier images that did are still running: see
+    /// ``VipsError/tooManyAbandonedWorkers(source:outstanding:)``).
     case timedOut
     /// Anything else: libvips could not start, an argument out of range, an operation
     /// that failed for a reason not named here.

@@ -116,6 +116,40 @@ struct FirstHourTests {
     #expect(text.err.count == 1 && text.err.first?.contains("1 photo of 3 left out") == true)
   }
 
+  @Test func aPhotoThatFailsTakesNoPlaceOfMaximumCount() async throws {
+    // maximumCount 2, two good photos and a bad one first in the order found: the bad
+    // one is named, and both good ones are rendered (it gave its place to the next).
+    let (folder, cache) = try copiedPhotos(["astronaut.png", "chelsea.png"])
+    let bad = folder.appendingPathComponent("0-bad.jpg").path
+    try Data("not a photo at all\n".utf8).write(to: URL(fileURLWithPath: bad))
+    let manifestPath = try manifest(
+      #"{ "name": "tiny", "family": "t", "size": "8x8", "scale": 1, "maximumCount": 2, "pipeline": "fill" }"#,
+      in: folder.deletingLastPathComponent())
+    let arguments = [
+      "render", "--family", "t", "--manifest", manifestPath, "--cache", cache, "--json",
+      folder.path,
+    ]
+    let result = await runTool(arguments)
+    #expect(result.status == 1)
+    #expect(result.err.isEmpty, "\(result.err)")
+    let summary = try json(result.out)
+    #expect(summary["rendered"] as? Int == 2)
+    #expect(summary["leftOut"] as? Int == 0)
+    let failures = try #require(summary["failed"] as? [[String: Any]])
+    #expect(failures.count == 1)
+    #expect(failures.first?["path"] as? String == bad)
+    #expect(
+      failures.first?["error"] as? String == "not an image: no loader recognises its contents")
+    let table = try ImageTable(existingTableAt: cache + "/tiny.table")
+    #expect(Set(table.entries().map(\.entityID)) == ["astronaut.png", "chelsea.png"])
+    // Again: nothing written, nothing evicted, the bad one named again.
+    let again = try json(await runTool(arguments).out)
+    #expect(again["rendered"] as? Int == 0 && again["skipped"] as? Int == 2)
+    #expect(again["written"] as? Int == 0 && again["evicted"] as? Int == 0)
+    #expect(again["leftOut"] as? Int == 0)
+    #expect((again["failed"] as? [[String: Any]])?.count == 1)
+  }
+
   @Test func withTheBuiltInManifestTheWarningSaysHowToStartOne() {
     let stats = TableStats(
       format: "avatar.small", entries: 1000, capacity: 1000, allocatedEntries: 1000,

@@ -57,6 +57,56 @@ struct FolderWalkTests {
       .sorted()
   }
 
+  @Test func hiddenPhotosAndFoldersAreNamedAsLeftOutAndRenderWhenNamedDirectly() async throws {
+    let root = try Paths.temporaryFolder()
+    let photos = root.appendingPathComponent("photos").path
+    try FileManager.default.createDirectory(
+      atPath: photos + "/.thumbs", withIntermediateDirectories: true)
+    try copy("rocket.jpg", to: photos + "/a.jpg")
+    try copy("chelsea.png", to: photos + "/.photo.jpg")
+    try copy("coffee.png", to: photos + "/.thumbs/b.png")
+    try copy("coffee.png", to: photos + "/.png")
+    // Hidden, but no image extension: passed over as any such file is.
+    try Data("mac".utf8).write(to: URL(fileURLWithPath: photos + "/.DS_Store"))
+
+    let cache = root.appendingPathComponent("cache").path
+    let result = await runTool([
+      "render", "--family", "avatar", "--cache", cache, "--quiet", photos,
+    ])
+    #expect(result.status == 0)
+    #expect(
+      result.err == [
+        "imgtool: render: left out: \(photos)/.photo.jpg: a hidden file (name it directly to "
+          + "render it)",
+        "imgtool: render: left out: \(photos)/.png: a hidden file (name it directly to render it)",
+        "imgtool: render: left out: \(photos)/.thumbs: a hidden folder, not walked (name it "
+          + "directly to render its photos)",
+      ])
+    #expect(
+      result.out.first?.hasPrefix(
+        "render: family avatar: 1 photo: 1 rendered, 0 up to date, 0 failed; 3 entries written")
+        == true, "\(result.out)")
+    #expect(try entityIDs(cache) == ["a.jpg"])
+    // Named directly, the hidden file and the hidden folder's photo render.
+    let named = await runTool([
+      "render", "--family", "avatar", "--cache", cache, "--quiet", photos + "/.photo.jpg",
+      photos + "/.thumbs",
+    ])
+    #expect(named.status == 0 && named.err.isEmpty, "\(named.err)")
+    #expect(try entityIDs(cache) == [".photo.jpg", "a.jpg", "b.png"])
+    // A folder holding only hidden photos is not said to hold no image file.
+    let only = root.appendingPathComponent("only").path
+    try FileManager.default.createDirectory(atPath: only, withIntermediateDirectories: true)
+    try copy("rocket.jpg", to: only + "/.r.jpg")
+    let hiddenOnly = await runTool(["render", "--family", "avatar", "--cache", cache, only])
+    #expect(hiddenOnly.status == 1)
+    #expect(
+      hiddenOnly.err == [
+        "imgtool: render: left out: \(only)/.r.jpg: a hidden file (name it directly to render it)",
+        "imgtool: render: no photo to render in \(only); nothing was written",
+      ])
+  }
+
   @Test func linksAreFollowedEachPhotoOnceAndWhatIsLeftOutIsNamed() async throws {
     let root = try Paths.temporaryFolder()
     let photos = root.appendingPathComponent("photos").path

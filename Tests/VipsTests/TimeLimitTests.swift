@@ -1,4 +1,5 @@
 import Foundation
+import Locking
 import TestFixtures
 import Testing
 
@@ -131,6 +132,49 @@ struct TimeLimitTests {
       _ in 1
     }
     #expect(after.image.width == 600 && after.image.height == 400)
+  }
+
+  @Test("past the cap on abandoned workers a step that needs one fails at once, not started")
+  func abandonedWorkersAreCapped() throws {
+    #expect(AbandonableWorker.shared.capacity == 4)
+    let workers = AbandonableWorker(limit: 2)
+    let release = DispatchSemaphore(value: 0)
+    let started = Lock<[String]>([])
+    // A step that blocks until released, as libvips's sniff of some bytes never returns.
+    let blocking = { @Sendable (name: String) in
+      { @Sendable () throws(VipsError) -> Bool in
+        started.withLock { $0.append(name) }
+        release.wait()
+        return true
+      }
+    }
+    for name in ["a.jpg", "b.jpg"] {
+      #expect(throws: VipsError.timedOut(source: name, seconds: 0.05)) {
+        try workers.run(within: 0.05, source: name, blocking(name))
+      }
+    }
+    #expect(workers.outstanding == 2)
+    do throws(VipsError) {
+      _ = try workers.run(within: 5, source: "c.jpg", blocking("c.jpg"))
+      Issue.record("a third worker was started past the cap")
+    } catch {
+      #expect(error == .tooManyAbandonedWorkers(source: "c.jpg", outstanding: 2))
+      #expect(error.kind == .timedOut)
+      #expect(
+        error.description
+          == "c.jpg: not started: 2 earlier images passed their time limit in a step libvips "
+          + "cannot stop and are still running in it, the most allowed at once (each uses a "
+          + "core until libvips returns); try it again once they end")
+    }
+    // Refused without a thread: its step never ran.
+    #expect(started.withLock { $0 }.sorted() == ["a.jpg", "b.jpg"])
+    // Once the abandoned steps return, their places are free again.
+    release.signal()
+    release.signal()
+    let start = ContinuousClock.now
+    while workers.outstanding > 0, Self.seconds(since: start) < 20 { usleep(1000) }
+    #expect(workers.outstanding == 0)
+    #expect(try workers.run(within: 5, source: "d.jpg") { () throws(VipsError) in true })
   }
 
   @Test("gzip data is refused before libvips sniffs it, by file and by bytes")
