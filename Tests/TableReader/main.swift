@@ -12,6 +12,16 @@
 import Foundation
 import ImageTables
 
+// First, every descriptor but standard input, output and error is closed. A reader
+// lives until its test kills it, and it is spawned (posix_spawn, no file actions) while
+// other tests run: it inherits every descriptor the test process had open, among them the
+// sockets through which Foundation's Process sees its children end and the pipes of other
+// tests' children. Held here, they made other tests wait for ever on children that had
+// exited (zombies), and those waits held the threads this reader's test needed to kill it.
+if let open = try? FileManager.default.contentsOfDirectory(atPath: "/proc/self/fd") {
+  for descriptor in open.compactMap(Int32.init) where descriptor > 2 { close(descriptor) }
+}
+
 let arguments = CommandLine.arguments
 guard arguments.count == 3 || arguments.count == 5 else {
   FileHandle.standardError.write(Data("usage: table-reader TABLE RESULT [ENTITY VERSION]\n".utf8))
