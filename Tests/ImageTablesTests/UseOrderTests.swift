@@ -69,8 +69,13 @@ struct UseOrderTests {
     let table = try ImageTable(format: makeFormat(maximumCount: 3), directory: Folder.make())
     let held = Lock(try ["a", "b", "c"].map { try writeEntry(table, $0) })
     let writing = Task { try await onOwnThread { try writeEntry(table, "d").entityID } }
-    try await Task.sleep(for: .milliseconds(150))  // the write is waiting now (or soon)
-    held.withLock { _ = $0.removeFirst() }  // a's bitmap goes: its slot is free to evict
+    // On a thread of its own, as the write: a let-go that waited for one of Swift's
+    // cooperative threads came after the write's 2 s patience in a crowded full run.
+    let letGo = Thread {
+      Thread.sleep(forTimeInterval: 0.15)  // the write is waiting now (or soon)
+      held.withLock { _ = $0.removeFirst() }  // a's bitmap goes: its slot is free to evict
+    }
+    letGo.start()
     #expect(try await writing.value == "d")
     #expect(Set(table.entries().map(\.entityID)) == ["b", "c", "d"])
     #expect(held.withLock { $0.allSatisfy(holdsExpectedPixels) })

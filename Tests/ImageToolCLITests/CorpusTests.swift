@@ -166,83 +166,88 @@ import Vips
     }
   }
 
-  @Test func everyFileMeetsItsExpectation() throws {
-    var open: [String] = []
-    var largest: [String: Int] = [:]
-    var perFile: [(Int, String)] = []
-    for expectation in try Self.expectations() {
-      let got = Self.outcome(of: expectation.path)
-      let wanted =
-        expectation.outcome == "rendered"
-        ? "rendered" : String(expectation.outcome.dropFirst("refused:".count))
-      if let today = Self.knownOpen[expectation.file] {
-        #expect(
-          got.name == today && today != wanted,
-          "\(expectation.file) is known open as \(today) (\(expectation.why)), and gave \(got.name): update CorpusTests.knownOpen"
-        )
-        open.append("\(expectation.file): wanted \(wanted), gives \(got.name)")
-        continue
-      }
-      switch got {
-      case .refused(let kind, let message):
-        #expect(
-          wanted == kind, "\(expectation.file): \(expectation.why); refused as \(kind): \(message)")
-        #expect(
-          message.contains(expectation.path), "the refusal does not name the file: \(message)")
-      case .rendered(let fill, let fit):
-        #expect(wanted == "rendered", "\(expectation.file) (\(expectation.why)) was rendered")
-        guard wanted == "rendered" else { continue }
-        let references = try Self.references(of: expectation.path)
-        for (name, ours, reference) in [
-          ("fill", fill, references.fill), ("fit", fit, references.fit),
-        ] {
+  @Test func everyFileMeetsItsExpectation() async throws {
+    try await ComputeExecutor.run {
+      var open: [String] = []
+      var largest: [String: Int] = [:]
+      var perFile: [(Int, String)] = []
+      for expectation in try Self.expectations() {
+        let got = Self.outcome(of: expectation.path)
+        let wanted =
+          expectation.outcome == "rendered"
+          ? "rendered" : String(expectation.outcome.dropFirst("refused:".count))
+        if let today = Self.knownOpen[expectation.file] {
           #expect(
-            (ours.width, ours.height) == (reference.width, reference.height),
-            "\(expectation.file) \(name): \(ours.width)x\(ours.height), libvips \(reference.width)x\(reference.height)"
+            got.name == today && today != wanted,
+            "\(expectation.file) is known open as \(today) (\(expectation.why)), and gave \(got.name): update CorpusTests.knownOpen"
           )
-          let (ourPixels, theirs) = (
-            try PremultipliedPixels(ours), try PremultipliedPixels(reference)
-          )
-          guard ourPixels.width == theirs.width, ourPixels.height == theirs.height else {
-            continue
-          }
-          let mean = ourPixels.meanDifference(to: theirs)
-          let close = mean.allSatisfy { $0 <= Self.meanLevelsAllowed }
-          if Self.knownOpenPixels[expectation.file] == name {
+          open.append("\(expectation.file): wanted \(wanted), gives \(got.name)")
+          continue
+        }
+        switch got {
+        case .refused(let kind, let message):
+          #expect(
+            wanted == kind,
+            "\(expectation.file): \(expectation.why); refused as \(kind): \(message)")
+          #expect(
+            message.contains(expectation.path), "the refusal does not name the file: \(message)")
+        case .rendered(let fill, let fit):
+          #expect(wanted == "rendered", "\(expectation.file) (\(expectation.why)) was rendered")
+          guard wanted == "rendered" else { continue }
+          let references = try Self.references(of: expectation.path)
+          for (name, ours, reference) in [
+            ("fill", fill, references.fill), ("fit", fit, references.fit),
+          ] {
             #expect(
-              !close,
-              "\(expectation.file) \(name) is known open but is \(mean) off: update CorpusTests.knownOpenPixels"
+              (ours.width, ours.height) == (reference.width, reference.height),
+              "\(expectation.file) \(name): \(ours.width)x\(ours.height), libvips \(reference.width)x\(reference.height)"
             )
-            open.append("\(expectation.file) \(name): mean levels off libvips per channel \(mean)")
-            continue
-          }
-          #expect(close, "\(expectation.file) \(name): mean levels off libvips per channel \(mean)")
-          let set = String(expectation.file.prefix { $0 != "/" })
-          let most = ourPixels.maxDifference(to: theirs)
-          largest[set] = max(largest[set] ?? 0, most)
-          perFile.append((most, "\(expectation.file) \(name)"))
-          if let bound = Self.maxLevelsAllowed[set] {
+            let (ourPixels, theirs) = (
+              try PremultipliedPixels(ours), try PremultipliedPixels(reference)
+            )
+            guard ourPixels.width == theirs.width, ourPixels.height == theirs.height else {
+              continue
+            }
+            let mean = ourPixels.meanDifference(to: theirs)
+            let close = mean.allSatisfy { $0 <= Self.meanLevelsAllowed }
+            if Self.knownOpenPixels[expectation.file] == name {
+              #expect(
+                !close,
+                "\(expectation.file) \(name) is known open but is \(mean) off: update CorpusTests.knownOpenPixels"
+              )
+              open.append(
+                "\(expectation.file) \(name): mean levels off libvips per channel \(mean)")
+              continue
+            }
             #expect(
-              most <= bound,
-              "\(expectation.file) \(name): a sample \(most) levels off libvips (\(set) allows \(bound))"
-            )
+              close, "\(expectation.file) \(name): mean levels off libvips per channel \(mean)")
+            let set = String(expectation.file.prefix { $0 != "/" })
+            let most = ourPixels.maxDifference(to: theirs)
+            largest[set] = max(largest[set] ?? 0, most)
+            perFile.append((most, "\(expectation.file) \(name)"))
+            if let bound = Self.maxLevelsAllowed[set] {
+              #expect(
+                most <= bound,
+                "\(expectation.file) \(name): a sample \(most) levels off libvips (\(set) allows \(bound))"
+              )
+            }
           }
         }
       }
+      print(
+        "CorpusTests: largest single-sample difference per set: \(largest.sorted { $0.key < $1.key })"
+      )
+      let counts = Dictionary(grouping: perFile, by: \.0).mapValues(\.count).sorted {
+        $0.key < $1.key
+      }
+      print("CorpusTests: renders by largest single-sample difference: \(counts)")
+      for (most, file) in perFile.sorted(by: { $0.0 > $1.0 }).prefix(10) {
+        print("  largest \(most): \(file)")
+      }
+      print("CorpusTests: \(open.count) known open (right expectation, today's code disagrees):")
+      for line in open { print("  known open: \(line)") }
+      #expect(open.count == Self.knownOpen.count + Self.knownOpenPixels.count)
     }
-    print(
-      "CorpusTests: largest single-sample difference per set: \(largest.sorted { $0.key < $1.key })"
-    )
-    let counts = Dictionary(grouping: perFile, by: \.0).mapValues(\.count).sorted {
-      $0.key < $1.key
-    }
-    print("CorpusTests: renders by largest single-sample difference: \(counts)")
-    for (most, file) in perFile.sorted(by: { $0.0 > $1.0 }).prefix(10) {
-      print("  largest \(most): \(file)")
-    }
-    print("CorpusTests: \(open.count) known open (right expectation, today's code disagrees):")
-    for line in open { print("  known open: \(line)") }
-    #expect(open.count == Self.knownOpen.count + Self.knownOpenPixels.count)
   }
 
   /// Every orientation of the EXIF examples comes out as Landscape_1 (orientation 1):

@@ -1,5 +1,6 @@
 import Foundation
 import ImageTables
+import TestFixtures
 import Testing
 
 /// Table, index and shared files cut short (an interrupted copy, a full disk) at slot
@@ -63,115 +64,120 @@ struct CutShortTableTests {
   }
 
   @Test("every command on a table, index or shared file cut short: no crash, the table named")
-  func everyCommandOnFilesCutShort() throws {
-    let work = try Paths.temporaryFolder()
-    let photos = try photos(in: work)
-    let cache = work.appendingPathComponent("cache")
-    let render = ["render", "--family", "avatar", "--cache", cache.path, "--quiet", photos.path]
-    let first = try run(render)
-    try #require(first.status == 0, "\(first.err)")
-    let names = ["table", "index", "shared"]
-    let path = { (file: String) in cache.appendingPathComponent("avatar.small.\(file)").path }
-    let original = try Dictionary(
-      uniqueKeysWithValues: names.map {
-        ($0, try [UInt8](Data(contentsOf: URL(fileURLWithPath: path($0)))))
-      })
-    let reference = try ImageTable(existingTableAt: path("table"))
-    let entries = reference.entries()
-    try #require(entries.count == 12)
-    var pixels: [String: [UInt8]] = [:]
-    for entry in entries {
-      pixels[entry.entityID] = try #require(
-        reference.bitmap(entityID: entry.entityID, sourceVersion: entry.sourceVersion)
-      ).bytes.map { $0 }
-    }
-    let table = original["table"]!
-    let headerSize = field(table, 28, 4)
-    let stride = field(table, 32, 8)
-    try #require(table.count == headerSize + 16 * stride, "a table of 16 slots")
-    let cuts = [
-      Cut(file: "table", length: 100, place: "inside the header", losesEntries: true),
-      Cut(file: "table", length: headerSize + 4 * stride, place: "at slot 4", losesEntries: true),
-      Cut(
-        file: "table", length: headerSize + 6 * stride + stride / 2, place: "inside slot 6",
-        losesEntries: true),
-      Cut(file: "index", length: 2000, place: "inside the header", losesEntries: true),
-      Cut(file: "index", length: 4096 + 5 * 512, place: "at record 5", losesEntries: true),
-      Cut(
-        file: "index", length: 4096 + 9 * 512 + 100, place: "inside record 9", losesEntries: true),
-      Cut(
-        file: "shared", length: original["shared"]!.count / 2, place: "half", losesEntries: false),
-      Cut(file: "shared", length: 100, place: "inside the header", losesEntries: false),
-    ]
-    let exported = work.appendingPathComponent("out.png").path
-    let lastID = entries.last!.entityID
-    for (number, cut) in cuts.enumerated() {
-      for force in [false, true] {
-        for name in names { try Data(original[name]!).write(to: URL(fileURLWithPath: path(name))) }
-        #expect(truncate(path(cut.file), off_t(cut.length)) == 0)
-        let merged = work.appendingPathComponent("merged-\(number)-\(force)").path
-        var runs: [(String, Run)] = []
-        if !force {
-          runs.append(("verify", try run(["verify", "--cache", cache.path])))
-          runs.append(("inspect", try run(["inspect", "--cache", cache.path])))
-          runs.append(
-            (
-              "export",
-              try run([
-                "export", "--format", "avatar.small", "--entity", lastID, "--cache", cache.path,
-                exported,
-              ])
-            ))
-          runs.append(("merge", try run(["merge", "--cache", merged, cache.path])))
-          // A library hit in this process: a miss or the pixels rendered, never others.
-          if let table = try? ImageTable(existingTableAt: path("table")) {
-            for entry in entries {
-              if let bitmap = table.bitmap(
-                entityID: entry.entityID, sourceVersion: entry.sourceVersion)
-              {
-                #expect(Array(bitmap.bytes) == pixels[entry.entityID], "\(cut): \(entry.entityID)")
+  func everyCommandOnFilesCutShort() async throws {
+    try await ComputeExecutor.run {
+      let work = try Paths.temporaryFolder()
+      let photos = try photos(in: work)
+      let cache = work.appendingPathComponent("cache")
+      let render = ["render", "--family", "avatar", "--cache", cache.path, "--quiet", photos.path]
+      let first = try run(render)
+      try #require(first.status == 0, "\(first.err)")
+      let names = ["table", "index", "shared"]
+      let path = { (file: String) in cache.appendingPathComponent("avatar.small.\(file)").path }
+      let original = try Dictionary(
+        uniqueKeysWithValues: names.map {
+          ($0, try [UInt8](Data(contentsOf: URL(fileURLWithPath: path($0)))))
+        })
+      let reference = try ImageTable(existingTableAt: path("table"))
+      let entries = reference.entries()
+      try #require(entries.count == 12)
+      var pixels: [String: [UInt8]] = [:]
+      for entry in entries {
+        pixels[entry.entityID] = try #require(
+          reference.bitmap(entityID: entry.entityID, sourceVersion: entry.sourceVersion)
+        ).bytes.map { $0 }
+      }
+      let table = original["table"]!
+      let headerSize = field(table, 28, 4)
+      let stride = field(table, 32, 8)
+      try #require(table.count == headerSize + 16 * stride, "a table of 16 slots")
+      let cuts = [
+        Cut(file: "table", length: 100, place: "inside the header", losesEntries: true),
+        Cut(file: "table", length: headerSize + 4 * stride, place: "at slot 4", losesEntries: true),
+        Cut(
+          file: "table", length: headerSize + 6 * stride + stride / 2, place: "inside slot 6",
+          losesEntries: true),
+        Cut(file: "index", length: 2000, place: "inside the header", losesEntries: true),
+        Cut(file: "index", length: 4096 + 5 * 512, place: "at record 5", losesEntries: true),
+        Cut(
+          file: "index", length: 4096 + 9 * 512 + 100, place: "inside record 9", losesEntries: true),
+        Cut(
+          file: "shared", length: original["shared"]!.count / 2, place: "half", losesEntries: false),
+        Cut(file: "shared", length: 100, place: "inside the header", losesEntries: false),
+      ]
+      let exported = work.appendingPathComponent("out.png").path
+      let lastID = entries.last!.entityID
+      for (number, cut) in cuts.enumerated() {
+        for force in [false, true] {
+          for name in names {
+            try Data(original[name]!).write(to: URL(fileURLWithPath: path(name)))
+          }
+          #expect(truncate(path(cut.file), off_t(cut.length)) == 0)
+          let merged = work.appendingPathComponent("merged-\(number)-\(force)").path
+          var runs: [(String, Run)] = []
+          if !force {
+            runs.append(("verify", try run(["verify", "--cache", cache.path])))
+            runs.append(("inspect", try run(["inspect", "--cache", cache.path])))
+            runs.append(
+              (
+                "export",
+                try run([
+                  "export", "--format", "avatar.small", "--entity", lastID, "--cache", cache.path,
+                  exported,
+                ])
+              ))
+            runs.append(("merge", try run(["merge", "--cache", merged, cache.path])))
+            // A library hit in this process: a miss or the pixels rendered, never others.
+            if let table = try? ImageTable(existingTableAt: path("table")) {
+              for entry in entries {
+                if let bitmap = table.bitmap(
+                  entityID: entry.entityID, sourceVersion: entry.sourceVersion)
+                {
+                  #expect(
+                    Array(bitmap.bytes) == pixels[entry.entityID], "\(cut): \(entry.entityID)")
+                }
               }
             }
           }
-        }
-        runs.append(
-          (force ? "render --force" : "render", try run(force ? render + ["--force"] : render)))
-        runs.append(("verify after the render", try run(["verify", "--cache", cache.path])))
-        for (command, result) in runs {
-          #expect(
-            result.reason == .exit, "\(cut): \(command) was killed by signal \(result.status)")
-        }
-        let result = Dictionary(runs, uniquingKeysWith: { first, _ in first })
-        if let verify = result["verify"] {
-          #expect(verify.status == (cut.losesEntries ? 1 : 0), "\(cut): verify: \(verify.err)")
-          if cut.losesEntries {
-            #expect(verify.err.contains("avatar.small"), "\(cut): verify: \(verify.err)")
-          }
-        }
-        if cut.losesEntries, !force {
-          for command in ["inspect", "merge", "render"] {
+          runs.append(
+            (force ? "render --force" : "render", try run(force ? render + ["--force"] : render)))
+          runs.append(("verify after the render", try run(["verify", "--cache", cache.path])))
+          for (command, result) in runs {
             #expect(
-              result[command]!.err.contains("avatar.small"),
-              "\(cut): \(command) does not name the table: \(result[command]!.err)")
+              result.reason == .exit, "\(cut): \(command) was killed by signal \(result.status)")
           }
-          #expect(result["merge"]!.status == 1, "\(cut): merge copied a damaged table")
-          // The last entry is among those lost: its export fails.
-          #expect(result["export"]!.status == 1, "\(cut): export of a lost entry succeeded")
-        }
-        if let export = result["export"], export.status != 0 {
-          #expect(!export.err.isEmpty, "\(cut): export failed without a word")
-        }
-        let rendered = result[force ? "render --force" : "render"]!
-        #expect(rendered.status == 0, "\(cut): \(rendered.err)")
-        let after = result["verify after the render"]!
-        #expect(after.status == 0, "\(cut): verify after the render: \(after.err)")
-        // The render put every photo back, with the pixels it rendered the first time.
-        let healed = try ImageTable(existingTableAt: path("table"))
-        #expect(healed.entries().count == 12, "\(cut)")
-        for entry in entries {
-          let bitmap = healed.bitmap(entityID: entry.entityID, sourceVersion: entry.sourceVersion)
-          #expect(
-            bitmap.map { Array($0.bytes) } == pixels[entry.entityID], "\(cut): \(entry.entityID)")
+          let result = Dictionary(runs, uniquingKeysWith: { first, _ in first })
+          if let verify = result["verify"] {
+            #expect(verify.status == (cut.losesEntries ? 1 : 0), "\(cut): verify: \(verify.err)")
+            if cut.losesEntries {
+              #expect(verify.err.contains("avatar.small"), "\(cut): verify: \(verify.err)")
+            }
+          }
+          if cut.losesEntries, !force {
+            for command in ["inspect", "merge", "render"] {
+              #expect(
+                result[command]!.err.contains("avatar.small"),
+                "\(cut): \(command) does not name the table: \(result[command]!.err)")
+            }
+            #expect(result["merge"]!.status == 1, "\(cut): merge copied a damaged table")
+            // The last entry is among those lost: its export fails.
+            #expect(result["export"]!.status == 1, "\(cut): export of a lost entry succeeded")
+          }
+          if let export = result["export"], export.status != 0 {
+            #expect(!export.err.isEmpty, "\(cut): export failed without a word")
+          }
+          let rendered = result[force ? "render --force" : "render"]!
+          #expect(rendered.status == 0, "\(cut): \(rendered.err)")
+          let after = result["verify after the render"]!
+          #expect(after.status == 0, "\(cut): verify after the render: \(after.err)")
+          // The render put every photo back, with the pixels it rendered the first time.
+          let healed = try ImageTable(existingTableAt: path("table"))
+          #expect(healed.entries().count == 12, "\(cut)")
+          for entry in entries {
+            let bitmap = healed.bitmap(entityID: entry.entityID, sourceVersion: entry.sourceVersion)
+            #expect(
+              bitmap.map { Array($0.bytes) } == pixels[entry.entityID], "\(cut): \(entry.entityID)")
+          }
         }
       }
     }

@@ -25,16 +25,18 @@ struct InMemoryResizeTests {
   }
 
   @Test("the same sizes and pixels as vips_resize", arguments: Fixture.photos)
-  func sameAsLibvips(_ fixture: Fixture) throws {
-    let image = try Self.decoded(fixture)
-    for (h, v) in Self.scales(image) {
-      let inMemory = try image.resizedInMemory(scale: h, verticalScale: v)
-      #expect(inMemory != nil, "\(fixture) \(h)x\(v): the in-memory path declined")
-      guard let ours = inMemory else { continue }
-      let theirs = try image.resizedByLibvips(scale: h, verticalScale: v)
-      #expect((ours.width, ours.height) == (theirs.width, theirs.height), "\(fixture) \(h)x\(v)")
-      try Self.expectNearlyEqual(
-        ours.writePixels(), theirs.writePixels(), "\(fixture) \(h)x\(v)")
+  func sameAsLibvips(_ fixture: Fixture) async throws {
+    try await ComputeExecutor.run {
+      let image = try Self.decoded(fixture)
+      for (h, v) in Self.scales(image) {
+        let inMemory = try image.resizedInMemory(scale: h, verticalScale: v)
+        #expect(inMemory != nil, "\(fixture) \(h)x\(v): the in-memory path declined")
+        guard let ours = inMemory else { continue }
+        let theirs = try image.resizedByLibvips(scale: h, verticalScale: v)
+        #expect((ours.width, ours.height) == (theirs.width, theirs.height), "\(fixture) \(h)x\(v)")
+        try Self.expectNearlyEqual(
+          ours.writePixels(), theirs.writePixels(), "\(fixture) \(h)x\(v)")
+      }
     }
   }
 
@@ -43,42 +45,44 @@ struct InMemoryResizeTests {
   @Test(
     "a window of the resize is the resize cropped, byte for byte",
     arguments: Fixture.photos, [false, true])
-  func windowIsTheCrop(_ fixture: Fixture, premultiplied: Bool) throws {
-    var image = try Self.decoded(fixture)
-    if premultiplied, !image.hasAlpha {
-      image = try image.joiningBands(image.extractingBands(1)).materialized()
-    }
-    let resize = { (h: Double, v: Double, window: PixelRect?) throws -> VipsImage? in
-      switch (premultiplied, window) {
-      case (false, nil): try image.resizedInMemory(scale: h, verticalScale: v)
-      case (false, let window?):
-        try image.resizedInMemory(scale: h, verticalScale: v, cropping: window)
-      case (true, nil): try image.resizedPremultipliedInMemory(scale: h, verticalScale: v)
-      case (true, let window?):
-        try image.resizedPremultipliedInMemory(scale: h, verticalScale: v, cropping: window)
+  func windowIsTheCrop(_ fixture: Fixture, premultiplied: Bool) async throws {
+    try await ComputeExecutor.run {
+      var image = try Self.decoded(fixture)
+      if premultiplied, !image.hasAlpha {
+        image = try image.joiningBands(image.extractingBands(1)).materialized()
       }
-    }
-    // The largest and smallest of the family's, and ones that keep or squeeze an axis.
-    let scales = Self.scales(image).enumerated().filter { [0, 2, 5, 6, 7].contains($0.offset) }
-    for (h, v) in scales.map(\.element) {
-      let whole = try #require(try resize(h, v, nil))
-      let (width, height) = (whole.width, whole.height)
-      let side = min(width, height)
-      let windows = [
-        PixelRect(x: (width - side) / 2, y: (height - side) / 2, width: side, height: side),
-        PixelRect(x: width - 1, y: height - 1, width: 1, height: 1),
-        PixelRect(
-          x: width / 2, y: height / 3, width: width - width / 2, height: max(1, height / 2)),
-      ]
-      for window in windows {
-        let label = "\(fixture) \(h)x\(v) window \(window)"
-        let part = try resize(h, v, window)
-        #expect(part != nil, "\(label): the in-memory path declined")
-        guard let part else { continue }
-        let cropped = try whole.cropped(
-          left: window.x, top: window.y, width: window.width, height: window.height)
-        #expect((part.width, part.height) == (window.width, window.height), "\(label)")
-        #expect(try part.writePixels() == cropped.writePixels(), "\(label)")
+      let resize = { (h: Double, v: Double, window: PixelRect?) throws -> VipsImage? in
+        switch (premultiplied, window) {
+        case (false, nil): try image.resizedInMemory(scale: h, verticalScale: v)
+        case (false, let window?):
+          try image.resizedInMemory(scale: h, verticalScale: v, cropping: window)
+        case (true, nil): try image.resizedPremultipliedInMemory(scale: h, verticalScale: v)
+        case (true, let window?):
+          try image.resizedPremultipliedInMemory(scale: h, verticalScale: v, cropping: window)
+        }
+      }
+      // The largest and smallest of the family's, and ones that keep or squeeze an axis.
+      let scales = Self.scales(image).enumerated().filter { [0, 2, 5, 6, 7].contains($0.offset) }
+      for (h, v) in scales.map(\.element) {
+        let whole = try #require(try resize(h, v, nil))
+        let (width, height) = (whole.width, whole.height)
+        let side = min(width, height)
+        let windows = [
+          PixelRect(x: (width - side) / 2, y: (height - side) / 2, width: side, height: side),
+          PixelRect(x: width - 1, y: height - 1, width: 1, height: 1),
+          PixelRect(
+            x: width / 2, y: height / 3, width: width - width / 2, height: max(1, height / 2)),
+        ]
+        for window in windows {
+          let label = "\(fixture) \(h)x\(v) window \(window)"
+          let part = try resize(h, v, window)
+          #expect(part != nil, "\(label): the in-memory path declined")
+          guard let part else { continue }
+          let cropped = try whole.cropped(
+            left: window.x, top: window.y, width: window.width, height: window.height)
+          #expect((part.width, part.height) == (window.width, window.height), "\(label)")
+          #expect(try part.writePixels() == cropped.writePixels(), "\(label)")
+        }
       }
     }
   }
@@ -129,24 +133,26 @@ struct InMemoryResizeTests {
   }
 
   @Test("with alpha: the same as libvips's premultiplied resize", arguments: Fixture.photos)
-  func premultipliedSameAsLibvips(_ fixture: Fixture) throws {
-    var image = try Self.decoded(fixture)
-    if !image.hasAlpha {
-      // A varying alpha: the photo's own second band, so colour under faint pixels counts.
-      image = try image.joiningBands(image.extractingBands(1)).materialized()
-    }
-    for (h, v) in Self.scales(image) {
-      let inMemory = try image.resizedPremultipliedInMemory(scale: h, verticalScale: v)
-      #expect(inMemory != nil, "\(fixture) \(h)x\(v): the in-memory path declined")
-      guard let ours = inMemory else { continue }
-      let theirs = try image.premultipliedResizedByLibvips(scale: h, verticalScale: v)
-      #expect((ours.width, ours.height) == (theirs.width, theirs.height), "\(fixture) \(h)x\(v)")
-      // Compared as they show: colour times alpha. Where alpha is small, colour is a
-      // division by almost nothing, and a sampling position one phase away (see above)
-      // moves it far; `faintColourKeepsItsValue` checks colour there.
-      try Self.expectNearlyEqual(
-        Self.visible(ours.writePixels(), bands: image.bands),
-        Self.visible(theirs.writePixels(), bands: image.bands), "\(fixture) \(h)x\(v)")
+  func premultipliedSameAsLibvips(_ fixture: Fixture) async throws {
+    try await ComputeExecutor.run {
+      var image = try Self.decoded(fixture)
+      if !image.hasAlpha {
+        // A varying alpha: the photo's own second band, so colour under faint pixels counts.
+        image = try image.joiningBands(image.extractingBands(1)).materialized()
+      }
+      for (h, v) in Self.scales(image) {
+        let inMemory = try image.resizedPremultipliedInMemory(scale: h, verticalScale: v)
+        #expect(inMemory != nil, "\(fixture) \(h)x\(v): the in-memory path declined")
+        guard let ours = inMemory else { continue }
+        let theirs = try image.premultipliedResizedByLibvips(scale: h, verticalScale: v)
+        #expect((ours.width, ours.height) == (theirs.width, theirs.height), "\(fixture) \(h)x\(v)")
+        // Compared as they show: colour times alpha. Where alpha is small, colour is a
+        // division by almost nothing, and a sampling position one phase away (see above)
+        // moves it far; `faintColourKeepsItsValue` checks colour there.
+        try Self.expectNearlyEqual(
+          Self.visible(ours.writePixels(), bands: image.bands),
+          Self.visible(theirs.writePixels(), bands: image.bands), "\(fixture) \(h)x\(v)")
+      }
     }
   }
 
@@ -254,8 +260,10 @@ struct InMemoryResizeTests {
   }
 
   @Test("the attention centre is vips_smartcrop's", arguments: Fixture.photos)
-  func attentionIsLibvips(_ fixture: Fixture) throws {
-    try Self.expectAttentionIsLibvips(Self.decoded(fixture), "\(fixture)")
+  func attentionIsLibvips(_ fixture: Fixture) async throws {
+    try await ComputeExecutor.run {
+      try Self.expectAttentionIsLibvips(Self.decoded(fixture), "\(fixture)")
+    }
   }
 
   /// Grey (one band: B_W), grey with alpha, and colour with alpha, both an alpha that
@@ -266,24 +274,26 @@ struct InMemoryResizeTests {
       "chelsea.png", "rocket.jpg", "coffee.png", "chelsea-roundmask-alpha.png",
       "chelsea-grey-alpha.png",
     ])
-  func attentionIsLibvipsForGreyAndAlpha(_ name: String) throws {
-    let image = try VipsImage(file: Fixtures.path(name)).toSRGB().materialized()
-    let colour = image.hasAlpha ? try image.extractingBands(0, count: 3) : image
-    let grey = try colour.toGreyscale().materialized()
-    #expect(grey.bands == 1 && grey.interpretation == .bw)
-    let halfHidden = try VipsImage(
-      pixels: (0..<(image.width * image.height)).map {
-        $0 % image.width < image.width / 2 ? 0 : 255
-      },
-      width: image.width, height: image.height, bands: 1)
-    let variants = [
-      ("grey", grey),
-      ("grey + alpha", try grey.joiningBands(halfHidden).materialized()),
-      ("alpha: its green", try colour.joiningBands(colour.extractingBands(1)).materialized()),
-      ("alpha: right half", try colour.joiningBands(halfHidden).materialized()),
-    ]
-    for (label, variant) in variants {
-      try Self.expectAttentionIsLibvips(variant, "\(name), \(label)")
+  func attentionIsLibvipsForGreyAndAlpha(_ name: String) async throws {
+    try await ComputeExecutor.run {
+      let image = try VipsImage(file: Fixtures.path(name)).toSRGB().materialized()
+      let colour = image.hasAlpha ? try image.extractingBands(0, count: 3) : image
+      let grey = try colour.toGreyscale().materialized()
+      #expect(grey.bands == 1 && grey.interpretation == .bw)
+      let halfHidden = try VipsImage(
+        pixels: (0..<(image.width * image.height)).map {
+          $0 % image.width < image.width / 2 ? 0 : 255
+        },
+        width: image.width, height: image.height, bands: 1)
+      let variants = [
+        ("grey", grey),
+        ("grey + alpha", try grey.joiningBands(halfHidden).materialized()),
+        ("alpha: its green", try colour.joiningBands(colour.extractingBands(1)).materialized()),
+        ("alpha: right half", try colour.joiningBands(halfHidden).materialized()),
+      ]
+      for (label, variant) in variants {
+        try Self.expectAttentionIsLibvips(variant, "\(name), \(label)")
+      }
     }
   }
 
@@ -315,24 +325,27 @@ struct InMemoryResizeTests {
   /// but (as the 8-bit path, see `expectNearlyEqual`) in one row where libvips's
   /// sampling position lands a phase away: on owl, owl-exif3 and rocket, row 13.
   @Test("the premultiplied float miniature is vips_resize's", arguments: Fixture.photos)
-  func premultipliedFloatMiniatureIsLibvips(_ fixture: Fixture) throws {
-    var image = try Self.decoded(fixture)
-    if !image.hasAlpha {
-      image = try image.joiningBands(image.extractingBands(1)).materialized()
+  func premultipliedFloatMiniatureIsLibvips(_ fixture: Fixture) async throws {
+    try await ComputeExecutor.run {
+      var image = try Self.decoded(fixture)
+      if !image.hasAlpha {
+        image = try image.joiningBands(image.extractingBands(1)).materialized()
+      }
+      let (h, v) = (32 / Double(image.width), 32 / Double(image.height))
+      guard h <= 1, v <= 1 else { return }  // enlarged: vips_resize makes it
+      let ours = try #require(
+        try image.resizedPremultipliedFloatInMemory(scale: h, verticalScale: v))
+      let theirs = try image.premultiplied().resizedByLibvips(scale: h, verticalScale: v)
+      #expect(ours.format == .float && theirs.format == .float)
+      #expect((ours.width, ours.height, ours.bands) == (theirs.width, theirs.height, theirs.bands))
+      let (a, b) = (try ours.writePixels(), try theirs.writePixels())
+      #expect(a.count == b.count)
+      let rowBytes = ours.width * ours.bands * 4
+      let differingRows = (0..<ours.height).filter { row in
+        a[(row * rowBytes)..<((row + 1) * rowBytes)] != b[(row * rowBytes)..<((row + 1) * rowBytes)]
+      }
+      #expect(differingRows.count <= 1, "\(fixture): rows \(differingRows) differ")
     }
-    let (h, v) = (32 / Double(image.width), 32 / Double(image.height))
-    guard h <= 1, v <= 1 else { return }  // enlarged: vips_resize makes it
-    let ours = try #require(try image.resizedPremultipliedFloatInMemory(scale: h, verticalScale: v))
-    let theirs = try image.premultiplied().resizedByLibvips(scale: h, verticalScale: v)
-    #expect(ours.format == .float && theirs.format == .float)
-    #expect((ours.width, ours.height, ours.bands) == (theirs.width, theirs.height, theirs.bands))
-    let (a, b) = (try ours.writePixels(), try theirs.writePixels())
-    #expect(a.count == b.count)
-    let rowBytes = ours.width * ours.bands * 4
-    let differingRows = (0..<ours.height).filter { row in
-      a[(row * rowBytes)..<((row + 1) * rowBytes)] != b[(row * rowBytes)..<((row + 1) * rowBytes)]
-    }
-    #expect(differingRows.count <= 1, "\(fixture): rows \(differingRows) differ")
   }
 
   @Test func attentionRejectsAWindowLargerThanTheImage() throws {
