@@ -36,6 +36,7 @@
  * (A2B0, A2B1 or D2B1, which lcms prefers for relative intent), a Lab PCS, a device
  * link, abstract or named-colour class, grey, or missing colorants or TRCs.
  */
+#include "CVipsShim.h"
 #include "MatrixShaper.h"
 #include "LcmsArithmetic.h"
 
@@ -153,6 +154,7 @@ static void prepare_srgb(void) {
   VipsBlob *blob = NULL;
   if (vips_profile_load("srgb", &blob, NULL) || !blob) {
     vips_error_clear();
+    cvips_thread_errors_clear();
     return;
   }
   size_t length;

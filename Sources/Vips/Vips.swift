@@ -101,13 +101,28 @@ public enum Vips {
   /// Takes libvips's error buffer as one line, each line once, and clears it;
   /// ``LibvipsMessage/noReason`` when it is empty. Given the `source` the error is about,
   /// lines that name another file are left out (``LibvipsMessage/joined(_:source:)``).
+  ///
+  /// The messages raised on this thread, when there are any, are the whole reason: they
+  /// are this thread's alone (`Sources/CVipsShim/ThreadErrors.c`), and libvips's one
+  /// buffer, which any thread's failure may read, is left to its workers' failures.
   static func takeErrorMessage(for source: String? = nil) -> String {
-    guard let buffer = vips_error_buffer_copy() else { return LibvipsMessage.noReason }
+    guard let buffer = cvips_thread_errors_take() ?? vips_error_buffer_copy() else {
+      return LibvipsMessage.noReason
+    }
     defer { g_free(buffer) }
-    let lines = String(cString: buffer)
+    let text = String(cString: buffer)
+    let lines =
+      text
       .split(whereSeparator: \.isNewline)
       .map { $0.trimmingCharacters(in: .whitespaces) }
       .filter { !$0.isEmpty }
     return LibvipsMessage.joined(lines, source: source)
+  }
+
+  /// Forgets the error messages libvips raised on this thread, and those in its one
+  /// buffer.
+  static func clearErrors() {
+    cvips_thread_errors_clear()
+    vips_error_clear()
   }
 }

@@ -78,7 +78,7 @@ extension VipsImage {
     }
     // libvips put the text of the decode's warnings in its one error buffer: left there,
     // the next failure on any thread would be read with them (and called truncated).
-    if TruncationCheck.decodeWarned(warnings) { vips_error_clear() }
+    if TruncationCheck.decodeWarned(warnings) { Vips.clearErrors() }
     // libvips's truncated level lets a scan that ran out pass with a warning (the file
     // ends in an EOI marker all the same): refused unless the caller takes anything.
     if failOn != .none, header.loader == "jpegload", TruncationCheck.decodeWarned(warnings),

@@ -7,11 +7,9 @@ import Testing
 /// Each row of ``LibvipsMessage``'s table, and each finding of ``FileDamage``, raised by a
 /// real file made here from the repository's photos: our words first, libvips's text
 /// after them, the file named once.
-// One test at a time: libvips keeps one error buffer for the whole process, so two
-// refusals at the same instant can take each other's text (a JPEG's refusal read a TIFF's
-// LZW message in a full run). Two photos refused at once in one process can do the same:
-// not fixed yet.
-@Suite("Error wording", .serialized)
+// In parallel, as a render refuses photos: each refusal keeps its own thread's text
+// (ThreadErrorsTests; before, a JPEG's refusal read a TIFF's LZW message in a full run).
+@Suite("Error wording")
 struct ErrorWordingTests {
   // MARK: Making damaged files
 

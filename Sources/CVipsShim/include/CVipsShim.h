@@ -229,6 +229,14 @@ void cvips_thread_warnings_begin(void);
 int cvips_thread_warnings_offer(const char *message);
 char *cvips_thread_warnings_end(void);
 
+/* libvips's error messages raised on this thread (not on a libvips worker) since the
+ * last take, one per line, or NULL; the caller frees with g_free. Sources/CVipsShim/
+ * ThreadErrors.c says how they are kept apart from other threads'. */
+char *cvips_thread_errors_take(void);
+
+/* Forgets this thread's libvips error messages. */
+void cvips_thread_errors_clear(void);
+
 /* MemoryImage.c: a memory image with `in`'s header and metadata (as
  * vips_image_pipelinev gives them) whose pixels are allocated but not zeroed, freed with
  * the image: for pixels about to be written whole. NULL with libvips's error. */

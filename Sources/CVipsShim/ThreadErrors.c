@@ -1,0 +1,102 @@
+/* libvips's error messages, kept for the thread that raised them.
+ *
+ * libvips 8.14 has one process-wide error buffer: every failing call appends its text
+ * there, and reading it (vips_error_buffer_copy) clears it for all threads. Two photos
+ * refused at once on two threads then read each other's text, or none: a batch render
+ * told a JPEG's damaged quantisation table as "libvips gave no reason" (FailOnCommandTests)
+ * and a JPEG's refusal with a TIFF's words (ErrorWordingTests).
+ *
+ * libvips raises every error through vips_verror (vips_error and vips_error_system call
+ * it), and calls it through its PLT, so this definition, found first in the lookup order
+ * (the test executable, or libImageToolEngine.so that imgtool dlopens with RTLD_GLOBAL),
+ * takes them. A message raised on a thread that libvips did not make (the thread that
+ * asked for the work; a decode is computed on it, see cvips_write_to_memory_on_this_thread)
+ * is kept in that thread's own list, which cvips_thread_errors_take reads. One raised on a
+ * libvips worker goes to libvips's own buffer, as before.
+ */
+#define _GNU_SOURCE
+#include <dlfcn.h>
+#include <stdarg.h>
+#include <string.h>
+
+#include "CVipsShim.h"
+
+/* As much text as libvips's own buffer holds (VIPS_MAX_ERROR in error.c): a file that
+ * raises an error for each of a million directory entries fills no more, and the lines
+ * past it are told as one "...". */
+#define MESSAGES_LIMIT 10240
+
+typedef void (*verror_function)(const char *domain, const char *fmt, va_list ap);
+
+typedef void (*freeze_function)(void);
+
+static _Thread_local int frozen = 0;
+
+static void free_lines(gpointer lines) { g_string_free((GString *)lines, TRUE); }
+static GPrivate thread_lines = G_PRIVATE_INIT(free_lines);
+
+/* libvips's own vips_verror: the next definition after this one. */
+static verror_function libvips_verror(void) {
+  static verror_function found = NULL;
+  verror_function function = __atomic_load_n(&found, __ATOMIC_ACQUIRE);
+  if (!function) {
+    function = (verror_function)dlsym(RTLD_NEXT, "vips_verror");
+    __atomic_store_n(&found, function, __ATOMIC_RELEASE);
+  }
+  return function;
+}
+
+/* vips_error_freeze and thaw bracket calls whose errors libvips means to drop (a
+ * loader's probe of a file): counted for this thread too, and passed on. */
+static void call_next(const char *name) {
+  freeze_function function = (freeze_function)dlsym(RTLD_NEXT, name);
+  if (function) function();
+}
+
+void vips_error_freeze(void) {
+  frozen += 1;
+  call_next("vips_error_freeze");
+}
+
+void vips_error_thaw(void) {
+  if (frozen > 0) frozen -= 1;
+  call_next("vips_error_thaw");
+}
+
+void vips_verror(const char *domain, const char *fmt, va_list ap) {
+  if (frozen > 0) return;
+  if (vips_thread_isvips()) {
+    verror_function function = libvips_verror();
+    if (function) function(domain, fmt, ap);
+    return;
+  }
+  GString *lines = g_private_get(&thread_lines);
+  if (!lines) {
+    lines = g_string_new(NULL);
+    g_private_set(&thread_lines, lines);
+  }
+  if (g_str_has_suffix(lines->str, "...\n")) return;
+  char *message = g_strdup_vprintf(fmt, ap);
+  size_t length = (domain ? strlen(domain) + 2 : 0) + strlen(message) + 1;
+  if (lines->len + length > MESSAGES_LIMIT) {
+    g_string_append(lines, "...\n");
+  } else {
+    if (domain) g_string_append_printf(lines, "%s: ", domain);
+    g_string_append(lines, message);
+    g_string_append_c(lines, '\n');
+  }
+  g_free(message);
+}
+
+char *cvips_thread_errors_take(void) {
+  GString *lines = g_private_get(&thread_lines);
+  if (!lines || !lines->len) return NULL;
+  char *text = g_strdup(lines->str);
+  g_string_truncate(lines, 0);
+  return text;
+}
+
+void cvips_thread_errors_clear(void) {
+  GString *lines = g_private_get(&thread_lines);
+  if (lines) g_string_truncate(lines, 0);
+}
