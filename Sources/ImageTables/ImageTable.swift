@@ -308,6 +308,20 @@ public final class ImageTable: @unchecked Sendable {
     return true
   }
 
+  /// Whether a writer holds the table's writer lock now (in this process or another).
+  /// Taken for a moment when no one holds it, as ``hasTornWrites`` does.
+  private func writerIsRunning() -> Bool {
+    do {
+      let lock = try WriterLock(path: lockPath, wait: false)
+      withExtendedLifetime(lock) {}
+      return false
+    } catch .lockedByAnotherWriter, .lockedInThisProcess {
+      return true
+    } catch {
+      return false
+    }
+  }
+
   /// For a read-only table: whether the files hits go to are the table's current ones.
   /// When the writer replaced them (a reset, a changed format, damage), the new ones
   /// are opened; until that succeeds, every lookup is a miss (never a stale hit).
@@ -614,9 +628,13 @@ public final class ImageTable: @unchecked Sendable {
         if options.readOnly {
           // A reader checks what the slot holds now: nothing (never written, or emptied
           // by the writer), or a write under way in another process, which is damage
-          // only when it stays mid-write (no change for a while: its writer stopped).
+          // only when it stays mid-write (no change for a while) with no writer running:
+          // a writer kept off the cores for longer is still writing it, and a writer
+          // that opens clears what a stopped one left.
           if TableFileLayout.isVacant(before) { continue }
-          if TableFileLayout.isMidWrite(before), Self.changes(files.sequence(slot), from: before) {
+          if TableFileLayout.isMidWrite(before),
+            Self.changes(files.sequence(slot), from: before) || writerIsRunning()
+          {
             continue
           }
         }
