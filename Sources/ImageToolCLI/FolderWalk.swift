@@ -19,7 +19,8 @@ import Vips
 /// A path longer than the system's limit (`PATH_MAX`) cannot be opened by its path:
 /// such a file or folder is named as left out with that reason. Hidden entries (names
 /// starting with a dot) are not walked: a hidden folder, or a hidden file with an image
-/// extension, is named as left out (a note: named directly, it is rendered).
+/// extension, is named as left out (a note: named directly, it is rendered). So is a
+/// file of an image format that only a blocked loader reads (`.bmp`, `.svg`).
 struct FolderWalk {
   struct Photo {
     /// The path as the file system holds it (the folder given, then the names below).
@@ -61,8 +62,13 @@ struct FolderWalk {
   }
 
   /// Walks the folder whose path is `folder` (as given, in the file system's bytes;
-  /// `isImage` says which extensions are photos).
-  init(folder: [UInt8], isImage: (String) -> Bool) {
+  /// `isImage` says which extensions are photos, and `passedOverReason` why a file with
+  /// another extension is worth naming as left out: an image format no trusted loader
+  /// reads; nil passes it over without a word, as a README).
+  init(
+    folder: [UInt8], isImage: (String) -> Bool,
+    passedOverReason: (String) -> String? = { _ in nil }
+  ) {
     var folderBytes = folder
     while folderBytes.count > 1, folderBytes.last == UInt8(ascii: "/") { folderBytes.removeLast() }
     var walked: [FileID: [UInt8]] = [:]
@@ -157,7 +163,12 @@ struct FolderWalk {
             ancestors: next.ancestors + [id])
           if isLink { linked.append(pending) } else { subfolders.append(pending) }
         case S_IFREG:
-          guard Self.hasImageExtension(name, isImage) else { continue }
+          guard Self.hasImageExtension(name, isImage) else {
+            if let suffix = Self.suffix(name), let reason = passedOverReason(suffix.lowercased()) {
+              leftOut.append(LeftOut(path: Self.text(path), reason: reason, losesPhotos: false))
+            }
+            continue
+          }
           if path.count >= Int(PATH_MAX) {
             leftOut.append(
               LeftOut(
@@ -217,9 +228,13 @@ struct FolderWalk {
   }
 
   private static func hasImageExtension(_ name: [UInt8], _ isImage: (String) -> Bool) -> Bool {
-    guard let dot = name.lastIndex(of: UInt8(ascii: ".")), dot > 0 else { return false }
-    guard let suffix = String(validating: name[(dot + 1)...], as: UTF8.self) else { return false }
-    return isImage(suffix)
+    suffix(name).map(isImage) ?? false
+  }
+
+  /// The extension of a name that is not hidden (`a.jpg`: `jpg`), when it is UTF-8.
+  private static func suffix(_ name: [UInt8]) -> String? {
+    guard let dot = name.lastIndex(of: UInt8(ascii: ".")), dot > 0 else { return nil }
+    return String(validating: name[(dot + 1)...], as: UTF8.self)
   }
 
   /// The names in the folder at `path` (`.` and `..` left out), or why it cannot be read.

@@ -54,7 +54,9 @@ public struct RenderCommand: Command {
       Walks the files and folders given (folders recursively, picking the files whose \
       extension a trusted loader of this libvips declares: \
       \(suffixes.joined(separator: " ")); hidden files and folders, whose names start \
-      with a dot, are named as left out, and render when named themselves). Each photo's \
+      with a dot, are named as left out, and render when named themselves; files of a \
+      format only a blocked loader reads, such as .bmp and .svg, are named as left out \
+      with why). Each photo's \
       entity id is its path relative to \
       the folder given, and its source version a hash of its bytes, so entries that are \
       up to date are skipped (--force redoes them). Each photo is decoded once, shrunk on \

@@ -120,7 +120,9 @@ struct RenderInputs {
       }
       switch status.st_mode & S_IFMT {
       case S_IFDIR:
-        let walk = FolderWalk(folder: raw ?? Array(path.utf8), isImage: Self.isImageExtension)
+        let walk = FolderWalk(
+          folder: raw ?? Array(path.utf8), isImage: Self.isImageExtension,
+          passedOverReason: Vips.blockedSuffixReason)
         let found = walk.photos.map { photo in
           let relative = FolderWalk.text(photo.relativeBytes)
           let display = path.hasSuffix("/") ? path + relative : path + "/" + relative

@@ -57,3 +57,49 @@ enum BlockedFormat {
     }
   }
 }
+
+extension Vips {
+  /// Why a file named `*.suffix` is not a photo a folder's walk renders, when the suffix
+  /// (lowercase, no dot) is a format that only a loader blocked for untrusted input
+  /// reads and no trusted loader declares it: the walk names such a file rather than
+  /// pass over it without a word, as it does a README. Nil for any other suffix.
+  ///
+  /// ```swift
+  /// Vips.blockedSuffixReason("bmp")
+  /// // "BMP images are read only by ImageMagick's loader 'magickload', and that loader is blocked ..."
+  /// Vips.blockedSuffixReason("txt")  // nil
+  /// ```
+  public static func blockedSuffixReason(_ suffix: String) -> String? {
+    guard let (format, loader) = BlockedFormat.bySuffix[suffix],
+      (try? isTrustedLoaderSuffix(suffix)) != true
+    else { return nil }
+    return "\(format) are read only by \(BlockedFormat.loaderName(loader)), and that loader "
+      + LibvipsMessage.whyBlocked
+  }
+}
+
+extension BlockedFormat {
+  /// The image formats a folder of photos may hold that only a blocked loader reads, by
+  /// the suffixes their files have (data files such as `.csv` and `.mat` are left out).
+  static let bySuffix: [String: (format: String, loader: String)] = {
+    let formats: [([String], String, String)] = [
+      (["bmp", "dib"], "BMP images", "magickload"),
+      (["ico", "cur"], "ICO icons and CUR cursors", "magickload"),
+      (["psd"], "Photoshop (PSD) images", "magickload"),
+      (["tga"], "TGA images", "magickload"),
+      (["xcf"], "GIMP (XCF) images", "magickload"),
+      (["pdf"], "PDF documents", "pdfload"),
+      (["svg", "svgz"], "SVG drawings", "svgload"),
+      (["ppm", "pgm", "pbm", "pnm", "pfm"], "PPM/PGM/PBM/PFM images", "ppmload"),
+      (["exr"], "OpenEXR images", "openexrload"),
+      (["fits", "fit", "fts"], "FITS images", "fitsload"),
+      (["hdr"], "Radiance HDR images", "radload"),
+      (["jp2", "j2k", "jpx", "j2c", "jpc"], "JPEG 2000 images", "jp2kload"),
+    ]
+    var table: [String: (format: String, loader: String)] = [:]
+    for (suffixes, format, loader) in formats {
+      for suffix in suffixes { table[suffix] = (format, loader) }
+    }
+    return table
+  }()
+}

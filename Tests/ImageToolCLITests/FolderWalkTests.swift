@@ -107,6 +107,48 @@ struct FolderWalkTests {
       ])
   }
 
+  /// A file whose extension is an image format only a blocked loader reads is named as
+  /// left out with why (a note: the render still succeeds); a README or a CSV table is
+  /// passed over without a word, as before.
+  @Test func filesOnlyABlockedLoaderReadsAreNamedAsLeftOut() async throws {
+    let root = try Paths.temporaryFolder()
+    let photos = root.appendingPathComponent("photos").path
+    try FileManager.default.createDirectory(atPath: photos, withIntermediateDirectories: true)
+    try copy("rocket.jpg", to: photos + "/a.jpg")
+    // A BMP's signature and header size, as far as the refusal below reads.
+    try Data(Array("BM".utf8) + [UInt8](repeating: 0, count: 62))
+      .write(to: URL(fileURLWithPath: photos + "/b.BMP"))
+    try Data("<svg xmlns='http://www.w3.org/2000/svg'/>".utf8)
+      .write(to: URL(fileURLWithPath: photos + "/c.svg"))
+    try Data("notes".utf8).write(to: URL(fileURLWithPath: photos + "/README.txt"))
+    try Data("1,2\n".utf8).write(to: URL(fileURLWithPath: photos + "/d.csv"))
+
+    let cache = root.appendingPathComponent("cache").path
+    let result = await runTool([
+      "render", "--family", "avatar", "--cache", cache, "--quiet", photos,
+    ])
+    #expect(result.status == 0)
+    let why =
+      "and that loader is blocked for untrusted input: its parser was never hardened "
+      + "(fuzzed) against hostile files, and photos never need it"
+    #expect(
+      result.err == [
+        "imgtool: render: left out: \(photos)/b.BMP: BMP images are read only by ImageMagick's "
+          + "loader 'magickload', \(why)",
+        "imgtool: render: left out: \(photos)/c.svg: SVG drawings are read only by libvips's "
+          + "loader 'svgload', \(why)",
+      ], "\(result.err)")
+    #expect(try entityIDs(cache) == ["a.jpg"])
+    // Named directly, the BMP is refused with the same loader named.
+    let named = await runTool(["render", "--family", "avatar", "--cache", cache, photos + "/b.BMP"])
+    #expect(named.status == 1)
+    #expect(
+      named.out.contains {
+        $0.contains("b.BMP: it is a BMP image, which only ImageMagick's loader")
+      },
+      "\(named.out) \(named.err)")
+  }
+
   @Test func linksAreFollowedEachPhotoOnceAndWhatIsLeftOutIsNamed() async throws {
     let root = try Paths.temporaryFolder()
     let photos = root.appendingPathComponent("photos").path
