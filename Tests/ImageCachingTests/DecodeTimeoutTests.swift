@@ -28,7 +28,12 @@ struct DecodeTimeoutTests {
     Entity(id: (path as NSString).lastPathComponent, sourceVersion: "1", source: .file(path))
   }
 
-  @Test("a fill past its limit fails alone, named, with nothing written; the others fill")
+  // A guard against a hang, not a timing: in a full run, the batch's tasks wait for one of
+  // Swift's two cooperative threads among hundreds of other tests' (a clean-clone CI took
+  // 130 s end to end, every photo as expected); without the kill it would take minutes more.
+  @Test(
+    "a fill past its limit fails alone, named, with nothing written; the others fill",
+    .timeLimit(.minutes(5)))
   func aSlowPhotoFailsAloneInABatch() async throws {
     let big = try Self.bigPNG()
     let format = try ImageFormat(
@@ -44,7 +49,6 @@ struct DecodeTimeoutTests {
     let good = ["chelsea.png", "coffee.png", "rocket.jpg", "astronaut.png"].map {
       Self.photo(Photos.bundled($0))
     }
-    let start = ContinuousClock.now
     let (filled, failures) = await withTaskGroup(of: (String, CacheError?).self) { group in
       for entity in [Self.photo(big)] + good {
         group.addTask {
@@ -63,8 +67,6 @@ struct DecodeTimeoutTests {
       }
       return (filled, failures)
     }
-    // A guard against a hang, not a timing.
-    #expect(ContinuousClock.now - start < .seconds(120))
     for entity in good {
       #expect(
         filled.contains(entity.id), "\(entity.id): \(String(describing: failures[entity.id]))")
