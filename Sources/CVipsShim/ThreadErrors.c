@@ -35,32 +35,36 @@ static _Thread_local int frozen = 0;
 static void free_lines(gpointer lines) { g_string_free((GString *)lines, TRUE); }
 static GPrivate thread_lines = G_PRIVATE_INIT(free_lines);
 
-/* libvips's own vips_verror: the next definition after this one. */
-static verror_function libvips_verror(void) {
-  static verror_function found = NULL;
-  verror_function function = __atomic_load_n(&found, __ATOMIC_ACQUIRE);
+/* The definition after this one of a libvips function, looked up once: a probe of a
+ * folder of photos freezes and thaws errors for every file. */
+static void *next_definition(void **cached, const char *name) {
+  void *function = __atomic_load_n(cached, __ATOMIC_ACQUIRE);
   if (!function) {
-    function = (verror_function)dlsym(RTLD_NEXT, "vips_verror");
-    __atomic_store_n(&found, function, __ATOMIC_RELEASE);
+    function = dlsym(RTLD_NEXT, name);
+    __atomic_store_n(cached, function, __ATOMIC_RELEASE);
   }
   return function;
 }
 
+static verror_function libvips_verror(void) {
+  static void *found = NULL;
+  return (verror_function)next_definition(&found, "vips_verror");
+}
+
 /* vips_error_freeze and thaw bracket calls whose errors libvips means to drop (a
  * loader's probe of a file): counted for this thread too, and passed on. */
-static void call_next(const char *name) {
-  freeze_function function = (freeze_function)dlsym(RTLD_NEXT, name);
+void vips_error_freeze(void) {
+  static void *found = NULL;
+  frozen += 1;
+  freeze_function function = (freeze_function)next_definition(&found, "vips_error_freeze");
   if (function) function();
 }
 
-void vips_error_freeze(void) {
-  frozen += 1;
-  call_next("vips_error_freeze");
-}
-
 void vips_error_thaw(void) {
+  static void *found = NULL;
   if (frozen > 0) frozen -= 1;
-  call_next("vips_error_thaw");
+  freeze_function function = (freeze_function)next_definition(&found, "vips_error_thaw");
+  if (function) function();
 }
 
 void vips_verror(const char *domain, const char *fmt, va_list ap) {
