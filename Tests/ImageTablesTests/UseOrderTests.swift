@@ -65,25 +65,42 @@ struct UseOrderTests {
 
   /// Every slot held by a live bitmap: a write waits for one to be let go, rather than
   /// fail, and takes the slot let go (the other held entries stay).
-  @Test(.timeLimit(.minutes(1))) func aWriteWaitsForASlotToBeLetGo() async throws {
+  @Test(.timeLimit(.hangGuard)) func aWriteWaitsForASlotToBeLetGo() async throws {
     let table = try ImageTable(format: makeFormat(maximumCount: 3), directory: Folder.make())
     let held = Lock(try ["a", "b", "c"].map { try writeEntry(table, $0) })
-    let writing = Task { try await onOwnThread { try writeEntry(table, "d").entityID } }
+    let writeStarted = DispatchSemaphore(value: 0)
+    let writeDone = Lock(false)
+    let writing = Task {
+      try await onOwnThread {
+        writeStarted.signal()
+        let id = try writeEntry(table, "d").entityID
+        writeDone.withLock { $0 = true }
+        return id
+      }
+    }
     // On a thread of its own, as the write: a let-go that waited for one of Swift's
     // cooperative threads came after the write's 2 s patience in a crowded full run.
+    let doneBeforeLetGo = Lock<Bool?>(nil)
+    let heldIntactAtLetGo = Lock<Bool?>(nil)
     let letGo = Thread {
+      writeStarted.wait()
       Thread.sleep(forTimeInterval: 0.15)  // the write is waiting now (or soon)
+      // Every slot is held until now: a write that finished had evicted a held one.
+      doneBeforeLetGo.withLock { $0 = writeDone.withLock { $0 } }
+      heldIntactAtLetGo.withLock { $0 = held.withLock { $0.allSatisfy(holdsExpectedPixels) } }
       held.withLock { _ = $0.removeFirst() }  // a's bitmap goes: its slot is free to evict
     }
     letGo.start()
     #expect(try await writing.value == "d")
+    #expect(doneBeforeLetGo.withLock { $0 } == false)
+    #expect(heldIntactAtLetGo.withLock { $0 } == true)
     #expect(Set(table.entries().map(\.entityID)) == ["b", "c", "d"])
     #expect(held.withLock { $0.allSatisfy(holdsExpectedPixels) })
   }
 
   /// Held for longer than the write waits (2 s), every slot stays its holder's, and the
   /// write fails with `noFreeSlot`, writing nothing.
-  @Test(.timeLimit(.minutes(1))) func aWriteGivesUpWhenNoSlotIsLetGo() async throws {
+  @Test(.timeLimit(.hangGuard)) func aWriteGivesUpWhenNoSlotIsLetGo() async throws {
     let table = try ImageTable(format: makeFormat(maximumCount: 3), directory: Folder.make())
     let held = try ["a", "b", "c"].map { try writeEntry(table, $0) }
     let started = ContinuousClock.now

@@ -55,8 +55,23 @@ struct VerifyBesideAWriterTests {
     #expect(slow.checked == 4)
 
     // A write left mid-way by a writer that stopped (its lock let go): damage, named.
+    // Beside it, another slot's write that finishes 0.2 s into the verify (from a
+    // writer in another process, whose lock this one cannot see): the change alone
+    // tells it is under way.
     writer.close()
+    // (a slot verify reaches before the one left, or its second's wait would outlast
+    // the other write)
+    let other = try #require(reader.entries().map(\.slot).filter { $0 != slot }.min())
+    try #require(other < slot)
+    let otherCommitted = try sequence(slot: other, index: reader.indexPath)
+    try setSequence(otherCommitted | 1, slot: other, index: reader.indexPath)
+    let otherFinisher = Thread { [indexPath = reader.indexPath] in
+      Thread.sleep(forTimeInterval: 0.2)
+      try? setSequence(otherCommitted, slot: other, index: indexPath)
+    }
+    otherFinisher.start()
     let left = reader.verify()
     #expect(left.corrupt == [.init(slot: slot, entityID: nil, reason: "its write never finished")])
+    #expect(left.checked == 4)
   }
 }

@@ -51,21 +51,37 @@ struct ThreadErrorsTests {
     // Each file alone first: the texts this test looks for are the ones libvips gives.
     #expect(Self.failure(jpeg, name: "bad.jpg").contains(jpegText))
     #expect(Self.failure(tiff, name: "bad.tif").contains(tiffText))
-    let wrong = try await onOwnThread {
-      let found = Lock<[String]>([])
-      DispatchQueue.concurrentPerform(iterations: 4) { thread in
+    // Four threads of their own, let go together, each counting the refusals in flight
+    // as it starts one: at least two must overlap, or this test proves nothing.
+    let found = Lock<[String]>([])
+    let inFlight = Lock((now: 0, most: 0))
+    let start = DispatchSemaphore(value: 0)
+    let finished = DispatchGroup()
+    for thread in 0..<4 {
+      finished.enter()
+      Thread {
+        start.wait()
         for round in 0..<50 {
           let isJPEG = (thread + round) % 2 == 0
+          inFlight.withLock {
+            $0.now += 1
+            $0.most = max($0.most, $0.now)
+          }
           let text = Self.failure(isJPEG ? jpeg : tiff, name: isJPEG ? "bad.jpg" : "bad.tif")
+          inFlight.withLock { $0.now -= 1 }
           let own = isJPEG ? jpegText : tiffText
           let other = isJPEG ? tiffText : jpegText
           if !text.contains(own) || text.contains(other) {
             found.withLock { $0.append("thread \(thread) round \(round): \(text)") }
           }
         }
-      }
-      return found.withLock { $0 }
+        finished.leave()
+      }.start()
     }
+    for _ in 0..<4 { start.signal() }
+    try await onOwnThread { finished.wait() }
+    let wrong = found.withLock { $0 }
+    #expect(inFlight.withLock { $0.most } >= 2)
     #expect(wrong.isEmpty, "\(wrong.count) of 200 refusals: \(wrong.prefix(3))")
   }
 }
