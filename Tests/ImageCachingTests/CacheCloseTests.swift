@@ -46,7 +46,7 @@ struct CacheCloseTests {
 
   /// With `waitForWriter`, the second cache opens once the first closes, not before:
   /// the flag is set just before `close()`, and the second finds it set.
-  @Test(.timeLimit(.minutes(1))) func waitForWriterWaitsForTheFirstCachesClose() async throws {
+  @Test(.timeLimit(.hangGuard)) func waitForWriterWaitsForTheFirstCachesClose() async throws {
     let folder = try Photos.temporaryFolder()
     let first = try ImageCache(configuration: configuration(folder))
     try await first.fill(entity("rocket.jpg"), family: "avatar")
@@ -70,7 +70,7 @@ struct CacheCloseTests {
   }
 
   /// Closing answers every waiting fill at once, and the ones queued never run.
-  @Test(.timeLimit(.minutes(1))) func closeAnswersWaitingFills() async throws {
+  @Test(.timeLimit(.hangGuard)) func closeAnswersWaitingFills() async throws {
     let loader = GatedLoader(answer: photoLoader)
     let folder = try Photos.temporaryFolder()
     let cache = try makeCache(folder, loader: loader)

@@ -2,6 +2,7 @@ import Foundation
 import ImageProcessing
 import ImageTables
 import Locking
+import TestFixtures
 import Testing
 import Vips
 
@@ -81,7 +82,7 @@ struct FillSchedulingTests {
     }
   }
 
-  @Test(.timeLimit(.minutes(1))) func higherPriorityFillsRunFirst() async throws {
+  @Test(.timeLimit(.hangGuard)) func higherPriorityFillsRunFirst() async throws {
     let probe = HoldingProbe(holding: "held")
     let cache = try probeCache(probe)
     let held = Task { try await cache.fill(item("held"), family: "probe") }
@@ -107,7 +108,7 @@ struct FillSchedulingTests {
 
   /// A fill still queued behind a busy worker, cancelled, ends at once: its waiter has
   /// the error while the worker is still held, and it never runs.
-  @Test(.timeLimit(.minutes(1))) func aQueuedFillCancelledNeverRuns() async throws {
+  @Test(.timeLimit(.hangGuard)) func aQueuedFillCancelledNeverRuns() async throws {
     let probe = HoldingProbe(holding: "held")
     let cache = try probeCache(probe)
     let held = Task { try await cache.fill(item("held"), family: "probe") }
@@ -133,7 +134,7 @@ struct FillSchedulingTests {
 
   /// A running fill, cancelled while its first format's pipeline runs, stops before
   /// the next step: the second format's pipeline never runs and nothing is written.
-  @Test(.timeLimit(.minutes(1))) func aRunningFillCancelledStopsAtItsNextStep() async throws {
+  @Test(.timeLimit(.hangGuard)) func aRunningFillCancelledStopsAtItsNextStep() async throws {
     let probe = HoldingProbe(holding: "held")
     let cache = try probeCache(probe)
     let held = Task { try await cache.fill(item("held"), family: "probe") }
@@ -169,7 +170,7 @@ struct FillSchedulingTests {
 
   /// Cancelling a prefetch's task ends its queued fills, and that is not reported as a
   /// failure of each; a fill that failed on its own still is.
-  @Test(.timeLimit(.minutes(1))) func aCancelledPrefetchReportsNoFailures() async throws {
+  @Test(.timeLimit(.hangGuard)) func aCancelledPrefetchReportsNoFailures() async throws {
     let probe = HoldingProbe(holding: "held")
     let cache = try probeCache(probe)
     let held = Task { try await cache.fill(item("held"), family: "probe") }

@@ -1,5 +1,6 @@
 import Foundation
 import ImageTables
+import TestFixtures
 import Testing
 import Vips
 
@@ -180,7 +181,7 @@ struct ImageCacheTests {
     #expect(Array(bitmap.bytes) == before)
   }
 
-  @Test(.timeLimit(.minutes(1))) func cancelStopsAFillAndWritesNothing() async throws {
+  @Test(.timeLimit(.hangGuard)) func cancelStopsAFillAndWritesNothing() async throws {
     let loader = GatedLoader(answer: photoLoader)
     let cache = try makeCache(loader: loader)
     let slow = Entity(
@@ -193,7 +194,7 @@ struct ImageCacheTests {
   }
 
   // Were the waiter held until the load ends, it would wait at the gate: the limit ends it.
-  @Test(.timeLimit(.minutes(1))) func theLastWaiterLeavingCancelsTheLoad() async throws {
+  @Test(.timeLimit(.hangGuard)) func theLastWaiterLeavingCancelsTheLoad() async throws {
     let loader = GatedLoader(answer: photoLoader)
     let cache = try makeCache(loader: loader)
     let slow = Entity(

@@ -9,7 +9,7 @@ import Testing
 /// The progress of a fill's source load, as every request waiting for it hears it, and
 /// what happens to the load when those requests leave. The loader streams the chunks
 /// each test sends (no sleeps, no timing): the test knows what has arrived.
-@Suite("Load progress", .timeLimit(.minutes(1)))
+@Suite("Load progress", .timeLimit(.hangGuard))
 struct LoadProgressTests {
   /// rocket.jpg's bytes in three chunks, and the progress each brings.
   struct Chunks {

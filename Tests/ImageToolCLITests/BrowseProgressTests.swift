@@ -43,7 +43,7 @@ final class HalfwayPhoto: Photo {
   func thumbnail(at index: Int, in scrubber: PhotoScrubber) -> Bitmap? { nil }
 }
 
-@Suite("imgtool browse: the current photo's progress", .timeLimit(.minutes(1)))
+@Suite("imgtool browse: the current photo's progress", .timeLimit(.hangGuard))
 struct BrowseProgressTests {
   @MainActor func draw(_ browser: PhotoBrowser) throws -> VipsImage {
     let thumbnails = NoThumbnails()
@@ -108,7 +108,7 @@ struct BrowseProgressTests {
 
 // A hang guard, not a speed check: under ThreadSanitizer on a loaded 2-core CI machine an
 // instrumented imgtool's download and render took over a minute once.
-@Suite("imgtool browse --url", .timeLimit(.minutes(3)))
+@Suite("imgtool browse --url", .timeLimit(.hangGuard))
 struct BrowseURLTests {
   @Test func aFrameDrawnMidDownloadShowsItsProgressBar() async throws {
     let server = try await onOwnThread { try MisbehavingServer.start() }

@@ -1,6 +1,7 @@
 import Foundation
 import ImageTables
 import Locking
+import TestFixtures
 import Testing
 
 @testable import PhotoModels
@@ -54,7 +55,7 @@ final class PhotoList: PhotoBrowserDataSource {
   func photo(at index: Int, in browser: PhotoBrowser) -> any Photo { photos[index] }
 }
 
-@Suite("Photo browser", .timeLimit(.minutes(1)))
+@Suite("Photo browser", .timeLimit(.hangGuard))
 @MainActor
 struct BrowserTests {
   static func photos(_ count: Int) -> [ProbePhoto] {

@@ -112,7 +112,7 @@ final class EventRecorder: Sendable {
   }
 }
 
-@Suite("A custom photo on PhotoLoading", .timeLimit(.minutes(1)))
+@Suite("A custom photo on PhotoLoading", .timeLimit(.hangGuard))
 struct CustomPhotoTests {
   static let unloaded = PhotoEvent.loadingDidEnd(
     succeeded: false, error: "unloaded: the image was let go before its load ended")

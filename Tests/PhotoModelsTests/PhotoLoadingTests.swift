@@ -39,7 +39,7 @@ final class MinimalPhoto: Photo {
   func events() -> AsyncStream<PhotoEvent> { AsyncStream { $0.finish() } }
 }
 
-@Suite("Photo loading", .timeLimit(.minutes(1)))
+@Suite("Photo loading", .timeLimit(.hangGuard))
 struct PhotoLoadingTests {
   /// Counts the load ends a photo reports, on its event stream and by notification.
   final class EndCounter: Sendable {

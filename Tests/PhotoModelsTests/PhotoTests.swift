@@ -7,7 +7,7 @@ import Testing
 
 @testable import PhotoModels
 
-@Suite("Photos", .timeLimit(.minutes(1)))
+@Suite("Photos", .timeLimit(.hangGuard))
 struct PhotoTests {
   static func bundled(_ name: String) -> String { Fixtures.photo(name) }
 

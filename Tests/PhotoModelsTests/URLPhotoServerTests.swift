@@ -10,7 +10,7 @@ import WebLoading
 /// URL photos against a real web server (the misbehaving one's `/slow.jpg`, which drips
 /// rocket.jpg with its Content-Length), through the cache's standard loader
 /// (HTTPSourceLoader over libcurl).
-@Suite("URL photos from a web server", .timeLimit(.minutes(1)))
+@Suite("URL photos from a web server", .timeLimit(.hangGuard))
 struct URLPhotoServerTests {
   static func makeCache(loader: StandardLoader = StandardLoader()) throws -> ImageCache {
     let format = try ImageFormat(

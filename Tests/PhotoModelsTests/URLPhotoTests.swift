@@ -36,7 +36,7 @@ final class StreamingLoader: SourceLoader, Sendable {
 
 /// Photos made from a URL (IDMPhotoBrowser's `photoWithURL:`): loaded through the cache,
 /// with the download's progress, one end, and the download cancelled by an unload.
-@Suite("URL photos", .timeLimit(.minutes(1)))
+@Suite("URL photos", .timeLimit(.hangGuard))
 struct URLPhotoTests {
   static let url = URL(string: "https://example.com/photos/hubble.jpg")!
 
