@@ -68,10 +68,14 @@ import WebLoading
         first.stop()
         second.stop()
       }
-      // Two hosts of 4 each could run 8; the total keeps it to 5.
+      // Two hosts of 6 each could run all 12; the total keeps it to 5. (Each host's own
+      // limit is 6, its requests' number: a limit of 4 bound too when the last requests
+      // were all one host's, and then fewer than 5 ran with no fault of the total: a CI
+      // run under TSan had 4 held and the twelfth never sent, which only a host's 4
+      // running explains. The limit per host is noMoreThanTheLimitRunAtOnceToOneHost's.)
       let client = HTTPClient(
         limits: HTTPLimits(
-          idleTimeout: Self.patience, requestTimeout: Self.patience, connectionsPerHost: 4,
+          idleTimeout: Self.patience, requestTimeout: Self.patience, connectionsPerHost: 6,
           totalConnections: 5))
       async let bodies = withThrowingTaskGroup(of: [UInt8].self) { group in
         for index in 0..<12 {
@@ -84,7 +88,7 @@ import WebLoading
       #expect(try await bodies == Array(repeating: photo, count: 12))
       #expect(first.current.mostHeld == 5)
       #expect(first.current.served == 12)
-      #expect(client.mostConcurrentRequestsToOneHost <= 4)
+      #expect(client.mostConcurrentRequestsToOneHost <= 5)
     }
   }
 
