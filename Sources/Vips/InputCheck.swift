@@ -6,6 +6,7 @@ import Foundation
 /// file (``PNGChunkCheck``).
 enum InputCheck {
   static func file(_ path: String) throws(VipsError) {
+    Vips.forgetThreadErrors()
     // stat, not open: a FIFO is named without being opened (opening one blocks).
     var status = stat()
     guard stat(path, &status) == 0 else {
@@ -37,6 +38,7 @@ enum InputCheck {
   static func bytes(_ bytes: [UInt8], name: String, complete: Bool = true) throws(VipsError)
     -> ByteBuffer
   {
+    Vips.forgetThreadErrors()
     guard !bytes.isEmpty else { throw .empty(source: name) }
     if GzipCheck.isGzip(bytes) { throw GzipCheck.refusal(source: name) }
     let buffer = ByteBuffer(copying: bytes)
