@@ -2,7 +2,8 @@ import Testing
 
 extension TimeLimitTrait.Duration {
   /// The time limit of a test that waits on other tasks or threads: a guard against a
-  /// hang, longer than a whole `swift test` run, not a measure of speed.
+  /// hang, longer than any guarded test's wall time in a full run (3.2 minutes at most
+  /// in a plain run here), not a measure of speed.
   ///
   /// Swift Testing starts every test of a run at once, so a test's wall time includes the
   /// work of the hundreds of others that share the machine's cooperative threads (two

@@ -84,7 +84,7 @@ struct UseOrderTests {
     let heldIntactAtLetGo = Lock<Bool?>(nil)
     let letGo = Thread {
       writeStarted.wait()
-      Thread.sleep(forTimeInterval: 0.15)  // the write is waiting now (or soon)
+      Thread.sleep(forTimeInterval: 0.6)  // the write is waiting now (its patience is 2 s)
       // Every slot is held until now: a write that finished had evicted a held one.
       doneBeforeLetGo.withLock { $0 = writeDone.withLock { $0 } }
       heldIntactAtLetGo.withLock { $0 = held.withLock { $0.allSatisfy(holdsExpectedPixels) } }

@@ -34,10 +34,10 @@ struct VerifyBesideAWriterTests {
     let committed = try sequence(slot: slot, index: writer.indexPath)
     #expect(committed != 0 && committed & 3 == 0)
 
-    // A write under way that finishes 20 ms later: not damage, and not counted.
+    // A write under way that finishes 0.4 s later: not damage, and not counted.
     try setSequence(committed | 1, slot: slot, index: writer.indexPath)
     let finisher = Thread { [indexPath = writer.indexPath] in
-      Thread.sleep(forTimeInterval: 0.02)
+      Thread.sleep(forTimeInterval: 0.4)
       try? setSequence(committed, slot: slot, index: indexPath)
     }
     finisher.start()
@@ -55,9 +55,9 @@ struct VerifyBesideAWriterTests {
     #expect(slow.checked == 4)
 
     // A write left mid-way by a writer that stopped (its lock let go): damage, named.
-    // Beside it, another slot's write that finishes 0.2 s into the verify (from a
-    // writer in another process, whose lock this one cannot see): the change alone
-    // tells it is under way.
+    // Beside it, another slot's write that finishes 0.5 s into the verify, with no
+    // writer lock held: the change alone tells it is under way (the verify waits a
+    // second for one).
     writer.close()
     // (a slot verify reaches before the one left, or its second's wait would outlast
     // the other write)
@@ -66,7 +66,7 @@ struct VerifyBesideAWriterTests {
     let otherCommitted = try sequence(slot: other, index: reader.indexPath)
     try setSequence(otherCommitted | 1, slot: other, index: reader.indexPath)
     let otherFinisher = Thread { [indexPath = reader.indexPath] in
-      Thread.sleep(forTimeInterval: 0.2)
+      Thread.sleep(forTimeInterval: 0.5)
       try? setSequence(otherCommitted, slot: other, index: indexPath)
     }
     otherFinisher.start()

@@ -88,7 +88,6 @@ import WebLoading
       #expect(try await bodies == Array(repeating: photo, count: 12))
       #expect(first.current.mostHeld == 5)
       #expect(first.current.served == 12)
-      #expect(client.mostConcurrentRequestsToOneHost <= 5)
     }
   }
 
