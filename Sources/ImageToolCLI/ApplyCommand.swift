@@ -29,6 +29,7 @@ public struct ApplyCommand: Command {
         help: "What transparency is flattened onto for opaque styles (default #ffffff)."),
       FailOnOption.spec,
       DecodeTimeoutOption.spec,
+      DecodeMemoryOption.spec,
       CacheOptions.manifestSpec,
     ],
     arguments: [
@@ -63,6 +64,7 @@ public struct ApplyCommand: Command {
     }
     let failOn = try FailOnOption.level(arguments)
     let limit = try DecodeTimeoutOption.limit(arguments)
+    let limits = try DecodeMemoryOption.limits(arguments)
     let (input, output) = (arguments.positionals[0], arguments.positionals[1])
     guard EncodedFormat(path: output) != nil else {
       throw CommandLineError.invalidValue(
@@ -85,7 +87,7 @@ public struct ApplyCommand: Command {
     do {
       let raster = try Vips.withTimeLimit(limit, source: input, timedOut: { $0 as any Error }) {
         let source = try SourceDecoder.decode(
-          file: input, for: [(pipeline, processing)], failOn: failOn)
+          file: input, for: [(pipeline, processing)], limits: limits, failOn: failOn)
         var processing = processing
         processing.geometry = source.geometry
         let processed = try pipeline.process(source.image, context: processing)

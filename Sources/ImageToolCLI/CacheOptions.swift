@@ -71,6 +71,8 @@ enum CacheOptions {
     configuration.failOn = try FailOnOption.level(arguments)  // --fail-on, where a command has it
     // --decode-timeout, likewise
     configuration.decodeTimeout = try DecodeTimeoutOption.limit(arguments)
+    // --max-decode-memory, likewise
+    configuration.limits = try DecodeMemoryOption.limits(arguments, configuration.limits)
     configuration.waitForWriter = waitForWriter
     configuration.maxReaders = manifest.maxReaders ?? configuration.maxReaders
     let cache: ImageCache

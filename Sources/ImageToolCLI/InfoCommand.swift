@@ -30,6 +30,7 @@ public struct InfoCommand: Command {
         help: "Refuse images with more pixels than this (default 100000000)."),
       .init(
         "max-dimension", value: "n", help: "Refuse images with a longer side (default 65535)."),
+      DecodeMemoryOption.spec,
       FailOnOption.spec,
       DecodeTimeoutOption.spec,
     ],
@@ -66,11 +67,13 @@ public struct InfoCommand: Command {
 
   public func run(_ arguments: ParsedArguments, context: CommandContext) async throws -> Int32 {
     let console = context.console
-    let limits = ImageLimits(
-      maxPixels: try arguments.integer(
-        "max-pixels", in: 1...1_000_000_000_000, default: ImageLimits.standard.maxPixels),
-      maxDimension: try arguments.integer(
-        "max-dimension", in: 1...10_000_000, default: ImageLimits.standard.maxDimension))
+    let limits = try DecodeMemoryOption.limits(
+      arguments,
+      ImageLimits(
+        maxPixels: try arguments.integer(
+          "max-pixels", in: 1...1_000_000_000_000, default: ImageLimits.standard.maxPixels),
+        maxDimension: try arguments.integer(
+          "max-dimension", in: 1...10_000_000, default: ImageLimits.standard.maxDimension)))
     let failOn = try FailOnOption.level(arguments)
     let limit = try DecodeTimeoutOption.limit(arguments)
     if arguments.flag("check") && arguments.flag("header-only") {

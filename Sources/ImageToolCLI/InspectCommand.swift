@@ -1,6 +1,7 @@
 import Foundation
 import ImageTables
 import ImageToolManifest
+import Vips
 
 /// `imgtool inspect CACHE_DIR`: the tables of a cache, their sizes and their entries.
 public struct InspectCommand: Command {

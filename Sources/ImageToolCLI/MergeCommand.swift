@@ -1,6 +1,7 @@
 import CacheSharding
 import Foundation
 import ImageToolManifest
+import Vips
 
 /// `imgtool merge --cache OUT CACHE...`: the caches of a sharded render, joined.
 public struct MergeCommand: Command {

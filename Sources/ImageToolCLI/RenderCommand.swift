@@ -37,6 +37,7 @@ public struct RenderCommand: Command {
             + "from JOB_COMPLETION_INDEX, SLURM_ARRAY_TASK_ID or AWS_BATCH_JOB_ARRAY_INDEX."),
         FailOnOption.spec,
         DecodeTimeoutOption.spec,
+        DecodeMemoryOption.spec,
       ] + URLOptions.specs + CacheOptions.specs,
       arguments: [
         .init(
@@ -160,6 +161,7 @@ public struct RenderCommand: Command {
     let shard = try Self.shard(arguments)
     _ = try FailOnOption.level(arguments)  // a bad level is named before any work
     _ = try DecodeTimeoutOption.limit(arguments)  // and a bad limit
+    _ = try DecodeMemoryOption.limits(arguments)  // and a bad memory limit
     let manifest = try CacheOptions.manifest(arguments)
     guard !manifest.formats(family: family).isEmpty else {
       let families = manifest.families.joined(separator: ", ")

@@ -2,6 +2,7 @@ import Foundation
 import ImageCaching
 import ImageToolManifest
 import Locking
+import Vips
 import WebLoading
 
 /// What `imgtool render` adds for URLs: its options (`--urls`, `--timeout`,

@@ -27,6 +27,13 @@ public struct ImageHeader: Sendable, Equatable {
   public let hasAlpha: Bool
   /// Whether an ICC colour profile is embedded.
   public let hasICCProfile: Bool
+  /// Whether the image is stored in passes (a progressive JPEG's scans, an interlaced
+  /// PNG's Adam7), so that its loader holds the whole image (a JPEG: every DCT
+  /// coefficient) before its first row is final.
+  public let isInterlaced: Bool
+  /// A JPEG's chroma subsampling as libvips reads it (`4:2:0`, `4:4:4`); nil for other
+  /// formats.
+  public let chromaSubsampling: String?
 
   /// Reads the header of an image file; decodes no pixels and checks no limits.
   public init(file path: String) throws(VipsError) {
@@ -61,6 +68,15 @@ public struct ImageHeader: Sendable, Equatable {
     orientation = (1...8).contains(stored) ? stored : 1
     hasAlpha = vips_image_hasalpha(image) != 0
     hasICCProfile = vips_image_get_typeof(image, VIPS_META_ICC_NAME) != 0
+    var interlaced: Int32 = 0
+    isInterlaced =
+      vips_image_get_typeof(image, "interlaced") != 0
+      && vips_image_get_int(image, "interlaced", &interlaced) == 0 && interlaced != 0
+    var subsampling: UnsafePointer<CChar>? = nil
+    chromaSubsampling =
+      vips_image_get_typeof(image, "jpeg-chroma-subsample") != 0
+        && vips_image_get_string(image, "jpeg-chroma-subsample", &subsampling) == 0
+      ? subsampling.map { String(cString: $0) } : nil
   }
 
   /// Width as shown, after the EXIF orientation is applied.

@@ -1,7 +1,9 @@
 /// Bounds an image's header must respect before any pixel is decoded.
 ///
 /// A decompression bomb (a tiny file whose header claims a huge image) is refused
-/// from its header alone, in milliseconds and without allocating for its pixels.
+/// from its header alone, in milliseconds and without allocating for its pixels: by its
+/// pixel count and sides, and, once the decode's shrink-on-load is known, by the memory
+/// its decode would take (``DecodeMemory``, ``checkDecodeMemory(_:shrunkBy:fileSize:source:)``).
 ///
 /// <!-- snippet context: let path = "photo.jpg" -->
 /// ```swift
@@ -13,10 +15,23 @@ public struct ImageLimits: Sendable, Equatable {
   public var maxPixels: Int
   /// The longest side an image may have, in pixels: 65,535 by default (the JPEG limit).
   public var maxDimension: Int
+  /// The most memory one decode may take, estimated from its header (``DecodeMemory``):
+  /// 200 MiB by default. A file larger than a 200th of it (1 MiB by default) may take
+  /// more, 200 bytes for each of its bytes (``decodeMemoryPerFileByte``): a file that size
+  /// holds a real image that needs it (a 48-megapixel HEIF photo of 6 MB takes about
+  /// 330 MB), where a small file asking for more is a bomb.
+  public var maxDecodeMemory: Int
 
-  public init(maxPixels: Int = 100_000_000, maxDimension: Int = 65_535) {
+  /// The memory a decode may take for each byte of its file, when that is more than
+  /// ``maxDecodeMemory``.
+  public static let decodeMemoryPerFileByte = 200
+
+  public init(
+    maxPixels: Int = 100_000_000, maxDimension: Int = 65_535, maxDecodeMemory: Int = 200 << 20
+  ) {
     self.maxPixels = maxPixels
     self.maxDimension = maxDimension
+    self.maxDecodeMemory = maxDecodeMemory
   }
 
   /// The default limits.
@@ -33,5 +48,24 @@ public struct ImageLimits: Sendable, Equatable {
         source: source, width: header.width, height: header.height, pages: header.pages,
         limit: maxPixels)
     }
+  }
+
+  /// The most memory a decode of a file of `fileSize` bytes may take.
+  public func decodeMemoryAllowed(fileSize: Int) -> Int {
+    let (perByte, overflow) = fileSize.multipliedReportingOverflow(
+      by: Self.decodeMemoryPerFileByte)
+    return overflow ? Int.max : max(maxDecodeMemory, perByte)
+  }
+
+  /// Throws when decoding `header`'s image with the loader shrinking by `factor` would
+  /// take more memory than a file of `fileSize` bytes may (``decodeMemoryAllowed(fileSize:)``).
+  public func checkDecodeMemory(
+    _ header: ImageHeader, shrunkBy factor: Int, fileSize: Int, source: String
+  ) throws(VipsError) {
+    let memory = DecodeMemory(header: header, shrunkBy: factor)
+    guard memory.bytes > decodeMemoryAllowed(fileSize: fileSize) else { return }
+    throw .decodeMemoryTooLarge(
+      source: source, bytes: memory.bytes, holds: memory.loaderHolds, limit: maxDecodeMemory,
+      fileSize: fileSize)
   }
 }

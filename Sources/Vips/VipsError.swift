@@ -27,6 +27,10 @@ public enum VipsError: Error, Sendable, Equatable, CustomStringConvertible {
   case tooManyPixels(source: String, width: Int, height: Int, pages: Int, limit: Int)
   /// One side of the image is longer than the limit allows; nothing was decoded.
   case dimensionTooLarge(source: String, width: Int, height: Int, limit: Int)
+  /// Decoding the image would take `bytes` of memory (``DecodeMemory``; `holds` says what
+  /// the loader keeps, when that is most of it), more than a file of `fileSize` bytes may
+  /// under ``ImageLimits/maxDecodeMemory`` (`limit`); nothing was decoded.
+  case decodeMemoryTooLarge(source: String, bytes: Int, holds: String?, limit: Int, fileSize: Int)
   /// An argument was out of range before libvips was called.
   case invalidArgument(operation: String, message: String)
   /// A libvips operation failed; `message` is libvips's own.
@@ -51,7 +55,8 @@ public enum VipsError: Error, Sendable, Equatable, CustomStringConvertible {
       .blockedLoader(let source, _, _), .truncated(let source, _),
       .badInput(let source, _, _, _), .timedOut(let source, _),
       .tooManyAbandonedWorkers(let source, _),
-      .tooManyPixels(let source, _, _, _, _), .dimensionTooLarge(let source, _, _, _):
+      .tooManyPixels(let source, _, _, _, _), .dimensionTooLarge(let source, _, _, _),
+      .decodeMemoryTooLarge(let source, _, _, _, _):
       source
     case .operationFailed(_, let source, _): source
     }
@@ -66,7 +71,7 @@ public enum VipsError: Error, Sendable, Equatable, CustomStringConvertible {
     case .notAnImage: .notAnImage
     case .blockedLoader: .blocked
     case .truncated: .truncated
-    case .tooManyPixels, .dimensionTooLarge: .tooLarge
+    case .tooManyPixels, .dimensionTooLarge, .decodeMemoryTooLarge: .tooLarge
     case .operationFailed(_, _, let message): LibvipsMessage.entry(for: message)?.kind ?? .other
     case .badInput(_, let kind, _, _): kind
     case .timedOut, .tooManyAbandonedWorkers: .timedOut
@@ -105,6 +110,15 @@ public enum VipsError: Error, Sendable, Equatable, CustomStringConvertible {
     case .dimensionTooLarge(_, let width, let height, let limit):
       "too large: \(width)x\(height) has a side longer than the limit of \(limit) pixels; "
         + "refused before decoding"
+    case .decodeMemoryTooLarge(_, let bytes, let holds, let limit, let fileSize):
+      "decoding it would take about \(ByteCountText.describe(bytes)) of memory"
+        + (holds.map { " (\($0))" } ?? "") + ", more than "
+        + (fileSize * ImageLimits.decodeMemoryPerFileByte > limit
+          ? "a file of \(ByteCountText.describe(fileSize)) may take (\(ImageLimits.decodeMemoryPerFileByte) "
+            + "bytes for each of its bytes, above the limit of \(ByteCountText.describe(limit)))"
+          : "the limit of \(ByteCountText.describe(limit)) for a file of "
+            + "\(ByteCountText.describe(fileSize))")
+        + "; refused before decoding, as a decompression bomb unless the limit is raised"
     case .invalidArgument(let operation, let message):
       "\(operation): \(message)"
     case .operationFailed(let operation, _, let message)

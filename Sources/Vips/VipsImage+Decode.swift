@@ -20,6 +20,10 @@ extension VipsImage {
   /// thumbnail does. Other photos (CMYK, greyscale, 16-bit) are made 8-bit sRGB all the
   /// same.
   ///
+  /// `limits` are checked on the header, and, once the shrink is known, the memory the
+  /// decode would take (``ImageLimits/checkDecodeMemory(_:shrunkBy:fileSize:source:)``):
+  /// a decompression bomb is refused before the loader allocates for it.
+  ///
   /// `failOn` says how damaged the bytes may be (``FailOn``; the default decodes a JPEG
   /// missing only its EOI marker and refuses one cut short).
   ///
@@ -43,6 +47,8 @@ extension VipsImage {
       throw .invalidArgument(operation: "decode", message: "no bytes to read")
     }
     let factor = ShrinkOnLoad.factor(loader: header.loader, shrink: shrink(header))
+    try limits?.checkDecodeMemory(
+      header, shrunkBy: factor, fileSize: bytes.count, source: name)
     let options = ShrinkOnLoad.options(loader: header.loader, factor: factor)
     func load(_ storage: ByteBuffer, _ level: VipsFailOn) throws(VipsError) -> VipsImage {
       var loaded = try create("load", source: name, anchors: [storage]) { out in

@@ -50,7 +50,11 @@ extension VipsImage {
     file path: String, width: Int, height: Int? = nil, options: ThumbnailOptions = .init()
   ) throws(VipsError) -> VipsImage {
     try checkBox(width: width, height: height)
-    _ = try VipsImage(file: path, limits: options.limits)
+    let probe = try VipsImage(file: path, limits: options.limits)
+    var status = stat()
+    try checkDecodeMemory(
+      probe.header, width: width, height: height, options: options,
+      fileSize: stat(path, &status) == 0 ? Int(status.st_size) : 0, source: path)
     if options.failOn == .truncated, TruncationCheck.isJPEGWithoutEndMarker(file: path),
       let bytes = TruncationCheck.contents(of: path)
     {
@@ -81,6 +85,9 @@ extension VipsImage {
   ) throws(VipsError) -> VipsImage {
     try checkBox(width: width, height: height)
     let probe = try VipsImage(bytes: bytes, name: name, limits: options.limits)
+    try checkDecodeMemory(
+      probe.header, width: width, height: height, options: options, fileSize: bytes.count,
+      source: name)
     let buffer = probe.anchors
     guard let storage = buffer.first as? ByteBuffer else {
       throw .invalidArgument(operation: "thumbnail", message: "no bytes to read")
@@ -104,6 +111,22 @@ extension VipsImage {
     } catch {
       throw error.classified(truncated: TruncationCheck.isTruncated(bytes: bytes))
     }
+  }
+
+  /// Throws when the thumbnail's decode would take more memory than `options.limits`
+  /// let a file of `fileSize` bytes take, its shrink-on-load taken as for the smaller of
+  /// the box's two shrinks (the most a crop decodes).
+  private static func checkDecodeMemory(
+    _ header: ImageHeader, width: Int, height: Int?, options: ThumbnailOptions, fileSize: Int,
+    source: String
+  ) throws(VipsError) {
+    guard let limits = options.limits else { return }
+    let shrink = min(
+      Double(header.displayWidth) / Double(width),
+      Double(header.displayHeight) / Double(height ?? width))
+    try limits.checkDecodeMemory(
+      header, shrunkBy: ShrinkOnLoad.factor(loader: header.loader, shrink: shrink),
+      fileSize: fileSize, source: source)
   }
 
   /// A thumbnail of an image already open (no shrink-on-load: prefer the file and

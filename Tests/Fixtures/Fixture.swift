@@ -126,6 +126,10 @@ extension Fixture {
       Fixture(
         "gzip-then-bytes.svgz", .bad,
         about: "100 bytes: a gzipped SVG with 8 bytes after its stream; hangs libvips 8.14's sniff"),
+      Fixture(
+        "progressive-8000x8000-cut.jpg", .bad,
+        about: "4,096 bytes: a progressive 4:4:4 JPEG of 8000x8000, cut in its first scan; "
+          + "libjpeg takes 366 MiB for its coefficients before finding it cut"),
       Fixture("random-bytes.png", .bad, about: "4,096 random bytes"),
       Fixture("text.jpg", .bad, about: "a line of text"),
       Fixture(

@@ -58,6 +58,7 @@ struct ExecutableTests {
     let expected = [
       "bomb-header-100000x100000.png": "refused before decoding",
       "gzip-then-bytes.svgz": "blocked for untrusted input",
+      "progressive-8000x8000-cut.jpg": "refused before decoding, as a decompression bomb",
       "random-bytes.png": "not an image", "text.jpg": "not an image",
       "truncated.jpg": "ends early (truncated)", "zero-bytes.jpg": "the file is empty",
     ]
@@ -91,6 +92,7 @@ struct ExecutableTests {
       [
         "bomb-header-100000x100000.png: too large: 100000x100000 has a side longer than the "
           + "limit of 65535 pixels; refused before decoding",
+        "progressive-8000x8000-cut.jpg: \(DecodeMemoryCommandTests.bombReason)",
         "random-bytes.png: not an image: no loader recognises its contents",
         "text.jpg: not an image: no loader recognises its contents",
       ] + tiffs.map { "\($0.name): \($0.reason)" }

@@ -1,6 +1,6 @@
 /// Byte counts for people: `512 B`, `16.0 KiB`, `1.5 MiB`.
-enum ByteCountText {
-  static func describe(_ bytes: Int) -> String {
+package enum ByteCountText {
+  package static func describe(_ bytes: Int) -> String {
     let units = ["B", "KiB", "MiB", "GiB", "TiB"]
     var value = Double(bytes)
     var unit = 0

@@ -1,0 +1,105 @@
+import Foundation
+import ImageTables
+import TestFixtures
+import Testing
+
+/// `--max-decode-memory` and the decode memory estimate, from outside: the bomb fixture
+/// (4 KB, a progressive 8000x8000 JPEG cut short) is refused before libjpeg takes its
+/// coefficients, which the child's own peak memory (`wait4`'s `ru_maxrss`) shows, and
+/// the photos beside it in a render go on.
+@Suite("Decode memory, from the command line")
+struct DecodeMemoryCommandTests {
+  static let bomb = Fixtures.folder.appendingPathComponent("bad/progressive-8000x8000-cut.jpg")
+    .path
+
+  /// The bomb's refusal at the avatar family's and apply's 64x64 shrink-on-load (8): its
+  /// coefficients, 8000x8000 x 3 components x 2 bytes, and a 1000x1000 RGB decode.
+  static let bombReason =
+    "decoding it would take about 369.1 MiB of memory (a progressive JPEG keeps every DCT "
+    + "coefficient of its 8000x8000 pixels until its last scan), more than the limit of "
+    + "200.0 MiB for a file of 4.0 KiB; refused before decoding, as a decompression bomb "
+    + "unless the limit is raised"
+
+  /// Runs the built `imgtool` with `arguments` and returns its exit status, standard
+  /// error and peak resident memory in KiB, as `wait4` reports it for that one child.
+  func runMeasuringPeak(_ arguments: [String]) throws -> (status: Int32, err: String, peakKiB: Int)
+  {
+    let folder = try Paths.temporaryFolder()
+    let errPath = folder.appendingPathComponent("err.txt").path
+    var actions = posix_spawn_file_actions_t()
+    posix_spawn_file_actions_init(&actions)
+    defer { posix_spawn_file_actions_destroy(&actions) }
+    posix_spawn_file_actions_addopen(&actions, 1, "/dev/null", O_WRONLY, 0)
+    posix_spawn_file_actions_addopen(&actions, 2, errPath, O_WRONLY | O_CREAT | O_TRUNC, 0o600)
+    let argv = ([Paths.executable.path] + arguments).map { strdup($0) } + [nil]
+    defer { argv.forEach { free($0) } }
+    var pid = pid_t()
+    let spawned = posix_spawn(&pid, Paths.executable.path, &actions, nil, argv, environ)
+    try #require(spawned == 0, "posix_spawn: \(String(cString: strerror(spawned)))")
+    var status: Int32 = 0
+    var usage = rusage()
+    while wait4(pid, &status, 0, &usage) < 0 && errno == EINTR {}
+    let exited = status & 0x7F == 0
+    try #require(exited, "imgtool ended by signal \(status & 0x7F)")
+    return (
+      (status >> 8) & 0xFF, try String(contentsOfFile: errPath, encoding: .utf8), usage.ru_maxrss
+    )
+  }
+
+  @Test("apply refuses the bomb before decoding it; a raised limit lets libjpeg take its 366 MiB")
+  func applyRefusesTheBombBeforeDecoding() throws {
+    let output = try Paths.temporaryFolder().appendingPathComponent("out.png").path
+    let apply = ["apply", "--pipeline", "fit", "--size", "64x64"]
+    let refused = try runMeasuringPeak(apply + [Self.bomb, output])
+    #expect(refused.status == 1)
+    #expect(refused.err == "imgtool: \(Self.bomb): \(Self.bombReason)\n")
+    #expect(!FileManager.default.fileExists(atPath: output))
+    // Decoded, its coefficients alone are 366 MiB: refused, the process stays far below.
+    #expect(refused.peakKiB < 183 * 1024, "peak \(refused.peakKiB) KiB")
+
+    // With the limit raised the decode goes ahead: libjpeg takes the memory the estimate
+    // gave, then finds the data cut short.
+    let decoded = try runMeasuringPeak(
+      apply + ["--max-decode-memory", "1024", Self.bomb, output])
+    #expect(decoded.status == 1)
+    #expect(decoded.err.contains("\(Self.bomb): the image data ends early (truncated)"))
+    #expect(decoded.peakKiB > 330 * 1024, "peak \(decoded.peakKiB) KiB")
+  }
+
+  @Test("a render names the bomb and renders the photos beside it")
+  func aRenderGoesOnBesideTheBomb() async throws {
+    let folder = try Paths.temporaryFolder()
+    let photos = folder.appendingPathComponent("photos")
+    try FileManager.default.createDirectory(at: photos, withIntermediateDirectories: true)
+    for path in [Self.bomb, Paths.bundled("chelsea.png"), Paths.bundled("rocket.jpg")] {
+      try FileManager.default.copyItem(
+        atPath: path,
+        toPath: photos.appendingPathComponent((path as NSString).lastPathComponent).path)
+    }
+    let cache = folder.appendingPathComponent("cache")
+    let result = await runTool([
+      "render", "--family", "avatar", "--quiet", "--cache", cache.path, photos.path,
+    ])
+    #expect(result.status == 1)
+    #expect(
+      result.out.contains(
+        "  failed: \(photos.path)/progressive-8000x8000-cut.jpg: \(Self.bombReason)"),
+      "\(result.out)")
+    let table = try ImageTable(
+      existingTableAt: cache.appendingPathComponent("avatar.large.table").path)
+    #expect(
+      Set(table.entries().map(\.entityID)) == ["chelsea.png", "rocket.jpg"])
+  }
+
+  @Test("--max-decode-memory takes whole MiB from 1, and says so")
+  func aBadLimitIsAUsageError() async {
+    for value in ["0", "lots", "-5"] {
+      let result = await runTool(["info", "--max-decode-memory", value, Self.bomb])
+      #expect(result.status == 64)
+      #expect(
+        result.err.first
+          == "imgtool: invalid value '\(value)' for '--max-decode-memory': expected a whole "
+          + "number from 1 to 16777216", "\(result.err)")
+    }
+  }
+}
