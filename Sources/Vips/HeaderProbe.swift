@@ -22,15 +22,38 @@ public enum HeaderProbe: Sendable, Equatable {
   /// may still become an image.
   public static let signatureBytes = 64
 
+  /// The longest a probe may take: reading a header takes milliseconds, and a download
+  /// waits on it (``probe(_:name:timeLimit:)``).
+  public static let timeLimit: Duration = .seconds(10)
+
   /// Probes `prefix`, the first bytes of an image (or all of them).
   ///
   /// Throws ``VipsError/notAnImage(source:)`` when at least ``signatureBytes`` bytes are
   /// there and no loader recognises them, and ``VipsError/blockedLoader(source:loader:format:)``
   /// when only a loader blocked for untrusted input does. A header that does not parse
   /// yet is ``needMore``: the decode of the whole body says what is wrong with it.
-  public static func probe(_ prefix: [UInt8], name: String) throws(VipsError) -> HeaderProbe {
+  ///
+  /// The probe (the loaders' sniffs and the header's read, steps libvips cannot be asked
+  /// to stop) runs on an ``AbandonableWorker`` under `timeLimit`, or a shorter limit
+  /// already on this thread: past it the worker is abandoned and the probe throws
+  /// ``VipsError/timedOut(source:seconds:)``, so a download's thread is never held by
+  /// bytes a sniff loops on.
+  public static func probe(_ prefix: [UInt8], name: String, timeLimit: Duration = timeLimit)
+    throws(VipsError) -> HeaderProbe
+  {
     try Vips.start()
     guard !prefix.isEmpty else { return .needMore }
+    return try Vips.withTimeLimit(timeLimit, source: name, timedOut: { $0 }) {
+      () throws(VipsError) in
+      try Vips.openBounded(source: name) { () throws(VipsError) in
+        try probeOnThisThread(prefix, name: name)
+      }
+    }
+  }
+
+  private static func probeOnThisThread(_ prefix: [UInt8], name: String) throws(VipsError)
+    -> HeaderProbe
+  {
     do {
       _ = try InputCheck.bytes(prefix, name: name, complete: false)
     } catch .notAnImage where prefix.count < signatureBytes {
