@@ -140,7 +140,13 @@ enum LibvipsMessage {
   /// joins the rest with "; ", oldest first.
   static func joined(_ lines: [String], source: String? = nil) -> String {
     var seen: Set<String> = []
+    // libtiff's words when libvips tried bytes that are not a TIFF as one, on the way to
+    // the loader that reads them: "Not a TIFF" is never about a file that loader refused
+    // (a JPEG XL's refusal began "source input: Not a TIFF or MDI file, bad magic number
+    // 2815 (0xaff); vips__tiff_openin_source: unable to open source for input").
+    let notTIFF = lines.contains { $0.contains(notATIFF) }
     let kept = lines.filter { line in
+      if notTIFF, line.contains(notATIFF) || line.hasSuffix(tiffOpenFailed) { return false }
       if let source, line.hasPrefix("/"), !line.hasPrefix(source),
         let colon = line.firstIndex(of: ":"), !line[..<colon].contains(" ")
       {
@@ -150,6 +156,11 @@ enum LibvipsMessage {
     }
     return kept.isEmpty ? noReason : kept.joined(separator: "; ")
   }
+
+  /// How libtiff says bytes it was asked to open are not a TIFF.
+  static let notATIFF = "Not a TIFF or MDI file, bad magic number"
+  /// What libvips adds when libtiff could not open bytes.
+  static let tiffOpenFailed = "vips__tiff_openin_source: unable to open source for input"
 
   /// Why libvips's loaders that can read a file are blocked, by loader, and what the
   /// format is called: said when only such a loader recognises a file.

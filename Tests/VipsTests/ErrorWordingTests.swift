@@ -245,6 +245,11 @@ struct ErrorWordingTests {
     expect(
       path, .damaged, "the JPEG XL data is damaged: libjxl cannot decode it",
       libvips: "jxlload_buffer: error JxlDecoderProcessInput")
+    // libjxl's text alone: not libtiff's, from bytes tried as a TIFF on the way.
+    #expect(
+      failure(path)?.description
+        == "\(path): the JPEG XL data is damaged: libjxl cannot decode it (libvips: "
+        + "jxlload_buffer: error JxlDecoderProcessInput)")
   }
 
   // MARK: JPEG
