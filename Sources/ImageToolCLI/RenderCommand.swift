@@ -536,7 +536,10 @@ public struct RenderCommand: Command {
     // Only the formats that lack it: the others' entries stay as they are.
     let missing = force ? formats : formats.filter { !cache.contains(entity, format: $0) }
     do {
-      let written = try await cache.fill(entity, family: family, only: Set(missing), force: force)
+      // Not looked up after: the render reads none of what it writes, and a look-up
+      // would map every entry's pages back into its memory.
+      let written = try await cache.fillWithoutReading(
+        entity, family: family, only: Set(missing), force: force)
       return Outcome(written: written.count)
     } catch {
       var outcome = Outcome(failure: Self.reason(error, path: input.path))
