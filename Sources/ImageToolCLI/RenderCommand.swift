@@ -3,6 +3,7 @@ import Foundation
 import ImageCaching
 import ImageTables
 import ImageToolManifest
+import Locking
 import Vips
 
 /// `imgtool render --family NAME PATH...`: every photo into every format of a family.
@@ -220,7 +221,7 @@ public struct RenderCommand: Command {
     // (A sheet is drawn from the tables the render opens: that path writes it.)
     if !force, arguments.value("sheet") == nil,
       let tables = await Self.upToDateTables(
-        found.inputs, family: family, arguments, context, urls: urls)
+        found.inputs, family: family, jobs: jobs, arguments, context, urls: urls)
     {
       // Photos past what the family keeps are left out of its formats (prefixes of
       // the order found): those left out of every one are past the largest.
@@ -436,7 +437,7 @@ public struct RenderCommand: Command {
   /// The family's tables, read-only, when every input is already in all of them at its
   /// current version; nil as soon as one is not (or a table is missing or changed).
   static func upToDateTables(
-    _ inputs: [RenderInputs.Input], family: String, _ arguments: ParsedArguments,
+    _ inputs: [RenderInputs.Input], family: String, jobs: Int, _ arguments: ParsedArguments,
     _ context: CommandContext, urls: URLOptions?
   ) async -> [TableSummary]? {
     guard
@@ -451,17 +452,8 @@ public struct RenderCommand: Command {
       return nil
     }
     let placement = Placement(inputs, formats: names, cache: cache)
-    for input in inputs where input.url == nil {
-      guard let bytes = try? input.readBytes() else {
-        return nil
-      }
-      let entity = Entity(
-        id: input.entityID, sourceVersion: RenderedEntity.sourceVersion(of: bytes),
-        source: .file(input.path))
-      guard placement.formats(for: input).allSatisfy({ cache.contains(entity, format: $0) }) else {
-        return nil
-      }
-    }
+    let files = inputs.filter { $0.url == nil }.map { ($0, placement.formats(for: $0)) }
+    guard Self.allUpToDate(files, cache: cache, threads: jobs) else { return nil }
     if let urls,
       await !urls.render(cache: cache, formats: names).allUpToDate(
         inputs.filter { $0.url != nil }.map { ($0, placement.formats(for: $0)) }, cache: cache)
@@ -475,6 +467,39 @@ public struct RenderCommand: Command {
         TableSummary(format: name, stats: $0.stats, evicted: 0, leftOut: placement.leftOut(name))
       }
     }
+  }
+
+  /// Whether every file photo's entries in its formats hold its bytes as they are now:
+  /// each read whole and hashed (no stat data trusted), on `threads` threads at once
+  /// (`--jobs`), as a render reads its photos; false as soon as one is not (the others
+  /// then stop at their next photo). Each thread takes the next photo not yet taken.
+  static func allUpToDate(
+    _ files: [(input: RenderInputs.Input, formats: [String])], cache: ImageCache, threads: Int
+  ) -> Bool {
+    // The next photo to take, and whether one was found not up to date.
+    let state = Lock((next: 0, stale: false))
+    DispatchQueue.concurrentPerform(iterations: max(1, min(threads, files.count))) { _ in
+      while let index = state.withLock({ state -> Int? in
+        guard !state.stale, state.next < files.count else { return nil }
+        defer { state.next += 1 }
+        return state.next
+      }) {
+        let (input, formats) = files[index]
+        // Read even when it fits no format (none to look up), as before: an unreadable
+        // photo is the writer's to report.
+        guard let bytes = try? input.readBytes() else {
+          state.withLock { $0.stale = true }
+          continue
+        }
+        let entity = Entity(
+          id: input.entityID, sourceVersion: RenderedEntity.sourceVersion(of: bytes),
+          source: .file(input.path))
+        if !formats.allSatisfy({ cache.contains(entity, format: $0) }) {
+          state.withLock { $0.stale = true }
+        }
+      }
+    }
+    return !state.withLock { $0.stale }
   }
 
   /// The photos in the order they start: largest file first, so that a large photo
@@ -538,7 +563,10 @@ public struct RenderCommand: Command {
     // Only the formats that lack it: the others' entries stay as they are.
     let missing = force ? formats : formats.filter { !cache.contains(entity, format: $0) }
     do {
-      let written = try await cache.fill(entity, family: family, only: Set(missing), force: force)
+      // Not looked up after: the render reads none of what it writes, and a look-up
+      // would map every entry's pages back into its memory.
+      let written = try await cache.fillWithoutReading(
+        entity, family: family, only: Set(missing), force: force)
       return Outcome(written: written.count)
     } catch {
       var outcome = Outcome(failure: Self.reason(error, path: input.path))
