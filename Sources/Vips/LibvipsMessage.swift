@@ -137,6 +137,17 @@ enum LibvipsMessage {
       "Unsupported JPEG process", .unsupported,
       "the JPEG is coded in a process libjpeg here does not read (lossless or hierarchical "
         + "JPEG)"),
+    Entry(
+      "Empty JPEG image (DNL not supported)", .unsupported,
+      "the JPEG gives its height as 0, to be set by a DNL marker after the image data, "
+        + "which libjpeg here does not read"),
+    Entry(
+      "Quantization table 0x", .damaged, "the JPEG refers to a quantisation table it lacks"),
+    Entry(
+      "Invalid component ID", .damaged,
+      "the JPEG's scan refers to a colour component its frame does not have"),
+    Entry(
+      "Unsupported marker type", .damaged, "the JPEG holds a marker that JPEG does not have"),
     Entry("Bogus Huffman table definition", .damaged, "the JPEG's Huffman table is damaged"),
     Entry("Bogus marker length", .damaged, "a JPEG marker's length is damaged"),
     Entry("Bogus DQT index", .damaged, "the JPEG's quantisation table is damaged"),

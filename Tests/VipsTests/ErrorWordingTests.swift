@@ -326,6 +326,38 @@ struct ErrorWordingTests {
         + "JPEG)", libvips: "VipsJpeg: Unsupported JPEG process: SOF type 0xc3")
   }
 
+  /// As go-fuzz-corpus's JPEGs (issue 25): a frame of height 0 (DNL), a component whose
+  /// quantisation table is missing, a scan of a component the frame lacks, marker 0x02.
+  @Test func aJPEGsFrameScanAndUnknownMarkersAreNamed() throws {
+    let jpeg = try [UInt8](Data(contentsOf: URL(fileURLWithPath: Fixtures.photo("hubble.jpg"))))
+    func marker(_ code: UInt8) throws -> Int {
+      try #require((0..<jpeg.count - 1).first { jpeg[$0] == 0xFF && jpeg[$0 + 1] == code })
+    }
+    func changed(_ changes: [(Int, UInt8)], _ name: String) throws -> String {
+      var bytes = jpeg
+      for (offset, value) in changes { bytes[offset] = value }
+      return try write(bytes, name)
+    }
+    let frame = try marker(0xC0)
+    expect(
+      try changed([(frame + 5, 0), (frame + 6, 0)], "dnl.jpg"), .unsupported,
+      "the JPEG gives its height as 0, to be set by a DNL marker after the image data, "
+        + "which libjpeg here does not read",
+      libvips: "VipsJpeg: Empty JPEG image (DNL not supported)")
+    expect(
+      try changed([(frame + 12, 3)], "quantisation.jpg"), .damaged,
+      "the JPEG refers to a quantisation table it lacks",
+      libvips: "VipsJpeg: Quantization table 0x03 was not defined")
+    expect(
+      try changed([(try marker(0xDA) + 5, 0x77)], "component.jpg"), .damaged,
+      "the JPEG's scan refers to a colour component its frame does not have",
+      libvips: "VipsJpeg: Invalid component ID 119 in SOS")
+    expect(
+      try changed([(try marker(0xDB) + 1, 0x02)], "marker.jpg"), .damaged,
+      "the JPEG holds a marker that JPEG does not have",
+      libvips: "VipsJpeg: Unsupported marker type 0x02")
+  }
+
   @Test func aJPEGsMarkersAndTablesAreNamed() throws {
     let jpeg = try [UInt8](Data(contentsOf: URL(fileURLWithPath: Fixtures.photo("hubble.jpg"))))
     func marker(_ code: UInt8) throws -> Int {
