@@ -148,6 +148,10 @@ enum LibvipsMessage {
       "the JPEG's scan refers to a colour component its frame does not have"),
     Entry(
       "Unsupported marker type", .damaged, "the JPEG holds a marker that JPEG does not have"),
+    Entry(
+      "Invalid progressive parameters", .damaged,
+      "the JPEG's progressive scan is damaged: its spectral or bit ranges are not valid"),
+    Entry("Bogus DAC index", .damaged, "the JPEG's arithmetic-coding table (DAC) is damaged"),
     Entry("Bogus Huffman table definition", .damaged, "the JPEG's Huffman table is damaged"),
     Entry("Bogus marker length", .damaged, "a JPEG marker's length is damaged"),
     Entry("Bogus DQT index", .damaged, "the JPEG's quantisation table is damaged"),

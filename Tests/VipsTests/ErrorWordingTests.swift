@@ -358,6 +358,30 @@ struct ErrorWordingTests {
       libvips: "VipsJpeg: Unsupported marker type 0x02")
   }
 
+  /// As strongcourage/fuzzing-corpus's mozilla JPEGs (issue 25): a progressive scan
+  /// whose spectral range runs backwards, and an arithmetic-coding table of index 64.
+  @Test func aJPEGsProgressiveScanAndArithmeticTableAreNamed() throws {
+    let jpeg = try [UInt8](Data(contentsOf: URL(fileURLWithPath: Fixtures.photo("hubble.jpg"))))
+    let frame = try #require(
+      (0..<jpeg.count - 1).first { jpeg[$0] == 0xFF && jpeg[$0 + 1] == 0xC0 })
+    let scan = try #require(
+      (0..<jpeg.count - 1).first { jpeg[$0] == 0xFF && jpeg[$0 + 1] == 0xDA })
+    var progressive = jpeg
+    progressive[frame + 1] = 0xC2
+    let ranges = scan + 5 + 2 * Int(jpeg[scan + 4])
+    progressive[ranges] = 5
+    progressive[ranges + 1] = 2
+    expect(
+      try write(progressive, "progressive.jpg"), .damaged,
+      "the JPEG's progressive scan is damaged: its spectral or bit ranges are not valid",
+      libvips: "VipsJpeg: Invalid progressive parameters Ss=5 Se=2 Ah=0 Al=0")
+    let arithmetic = Array(jpeg[..<scan] + [0xFF, 0xCC, 0, 4, 0x40, 0] + jpeg[scan...])
+    expect(
+      try write(arithmetic, "arithmetic.jpg"), .damaged,
+      "the JPEG's arithmetic-coding table (DAC) is damaged",
+      libvips: "VipsJpeg: Bogus DAC index 64")
+  }
+
   @Test func aJPEGsMarkersAndTablesAreNamed() throws {
     let jpeg = try [UInt8](Data(contentsOf: URL(fileURLWithPath: Fixtures.photo("hubble.jpg"))))
     func marker(_ code: UInt8) throws -> Int {
