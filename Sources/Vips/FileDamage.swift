@@ -2,8 +2,9 @@ import Foundation
 
 /// What is wrong with a file that failed to decode, from its own bytes where they show
 /// it plainly: the PNG chunk whose CRC fails (and at which byte), a PNG chunk type that
-/// is not letters, an IHDR that no PNG may have, a WebP or TIFF that ends before its
-/// header says it does, a TIFF strip or tile that lies past the file's end.
+/// is not letters, an IHDR that no PNG may have, a PLTE after the tRNS, a WebP or TIFF
+/// that ends before its header says it does, a TIFF strip or tile that lies past the
+/// file's end, a HEIF whose primary image is missing or of a type libheif does not read.
 ///
 /// Asked only after libvips refused the file (``VipsError/fromLibvips(operation:source:)``),
 /// so it costs nothing on the way that succeeds; nil when the bytes show nothing the
@@ -20,6 +21,7 @@ enum FileDamage {
     if bytes.starts(with: PNGChunkCheck.signature) { return png(bytes) }
     if let finding = webp(bytes) { return finding }
     if let finding = tiffData(bytes) { return finding }
+    if let finding = heif(bytes) { return finding }
     return nil
   }
 
@@ -45,6 +47,7 @@ enum FileDamage {
     var offset = PNGChunkCheck.signature.count
     var index = 0
     var sawImageData = false
+    var sawTransparency = false
     while offset + 8 <= bytes.count {
       let length = bytes[offset..<offset + 4].reduce(0) { $0 << 8 | Int($1) }
       let typeBytes = Array(bytes[offset + 4..<offset + 8])
@@ -71,6 +74,15 @@ enum FileDamage {
       if index == 0, let finding = header(type: type, data: bytes[offset + 8..<end - 4]) {
         return finding
       }
+      // libpng 1.6.39 refuses a palette after the transparency it qualifies ("unable to
+      // read PNG header", its own reason only in a warning); PNG puts tRNS after PLTE.
+      if type == "PLTE", sawTransparency {
+        return Finding(
+          kind: .damaged,
+          words: "the PNG is damaged: its palette (PLTE) comes after its transparency "
+            + "(tRNS), which PNG puts after the palette")
+      }
+      if type == "tRNS" { sawTransparency = true }
       if type == "IDAT" { sawImageData = true }
       if type == "IEND" {
         return sawImageData

@@ -40,6 +40,9 @@ enum LibvipsMessage {
       "Not enough data at scanline", loader: "LZWDecode", .truncated,
       "the TIFF's LZW-compressed data ends early"),
     Entry(
+      "Not enough data at scanline", .truncated,
+      "the TIFF's compressed data ends early: a strip holds fewer pixels than its rows need"),
+    Entry(
       "Using code not yet in table", .damaged, "the TIFF's LZW-compressed data is damaged"),
     Entry(
       "ZIPDecode: Decoding error", .damaged, "the TIFF's Deflate-compressed data is damaged"),
@@ -67,15 +70,27 @@ enum LibvipsMessage {
     Entry(
       "Not enough data for scanline", loader: "DumpModeDecode", .damaged,
       "the TIFF is damaged: an uncompressed strip holds fewer bytes than its rows need"),
+    Entry(
+      "unsupported tiff image type", loader: "tiff2vips", .unsupported,
+      "the TIFF's samples are of a size or type libvips's TIFF reader does not read "
+        + "(24-bit or 16-bit floating-point samples, say)"),
     // libtiff's warnings about tags of types TIFF does not have: when a directory holds
     // many, they fill libvips's error buffer and its own reason is lost.
     Entry(
       "TIFF_SETGET_UNDEFINED", loader: "TIFFFetchNormalTag", .damaged,
       "the TIFF's directory is damaged: it holds entries of types that TIFF does not have"),
+    // libtiff's decoders that say why only in a warning (a CCITT fax code it cannot
+    // read), or say what no row above names: tiff2vips's own last line.
+    Entry(
+      "tiff2vips: read error", .damaged,
+      "the TIFF's image data is damaged: libtiff cannot decode it"),
     // GIF (libnsgif through gifload).
     Entry(
       "Invalid frame data", loader: "gif", .damaged, "the GIF's LZW-compressed frame is damaged"
     ),
+    Entry(
+      "no frames in GIF", loader: "gif", .damaged,
+      "the GIF holds no image: it ends before its first frame"),
     // WebP (libwebp through webpload).
     Entry(
       "unable to parse image", loader: "webp", .damaged,
@@ -83,6 +98,33 @@ enum LibvipsMessage {
     Entry(
       "unable to read pixels", loader: "webp", .damaged,
       "the WebP's compressed pixels are damaged"),
+    // HEIF and AVIF (libheif 1.15 through heifload): libheif's error categories
+    // ("heif: <category>: <subcategory>: <text>"), its security limit first; FileDamage
+    // names a primary image that is missing or of a type libheif does not read.
+    Entry(
+      "Security limit exceeded", loader: "heif", .tooLarge,
+      "the HEIF image is larger than libheif reads: past its security limit on the size "
+        + "of an image"),
+    Entry(
+      "Decoder plugin generated an error", loader: "heif", .damaged,
+      "the HEIF's compressed image data is damaged: its codec cannot decode it"),
+    Entry(
+      "Unsupported file-type", loader: "heif", .unsupported,
+      "the file is an ISO media file that libheif does not read: none of its brands is a "
+        + "HEIF or AVIF image's (an image sequence or a video, say)"),
+    Entry(
+      "heif: Unsupported feature", .unsupported,
+      "the HEIF uses a feature that the libheif here does not read"),
+    Entry(
+      "bad dimensions", loader: "heifload", .damaged,
+      "the HEIF is damaged: its primary image has no size (no ispe property, or a side of 0)"),
+    Entry(
+      "undefined bits per pixel", loader: "heifload", .damaged,
+      "the HEIF is damaged: its primary image does not say how many bits its pixels have "
+        + "(a grid or overlay that names no images, say)"),
+    Entry(
+      "heif: Invalid input", .damaged,
+      "the HEIF is damaged: its boxes do not describe an image (one is missing or wrong)"),
     // JPEG XL (libjxl through jxlload): its one error for data it cannot decode.
     Entry(
       "error JxlDecoderProcessInput", loader: "jxl", .damaged,
@@ -91,6 +133,25 @@ enum LibvipsMessage {
     Entry(
       "Unsupported JPEG data precision", .unsupported,
       "the JPEG's sample precision is not 8 bits, the only one libjpeg here reads"),
+    Entry(
+      "Unsupported JPEG process", .unsupported,
+      "the JPEG is coded in a process libjpeg here does not read (lossless or hierarchical "
+        + "JPEG)"),
+    Entry(
+      "Empty JPEG image (DNL not supported)", .unsupported,
+      "the JPEG gives its height as 0, to be set by a DNL marker after the image data, "
+        + "which libjpeg here does not read"),
+    Entry(
+      "Quantization table 0x", .damaged, "the JPEG refers to a quantisation table it lacks"),
+    Entry(
+      "Invalid component ID", .damaged,
+      "the JPEG's scan refers to a colour component its frame does not have"),
+    Entry(
+      "Unsupported marker type", .damaged, "the JPEG holds a marker that JPEG does not have"),
+    Entry(
+      "Invalid progressive parameters", .damaged,
+      "the JPEG's progressive scan is damaged: its spectral or bit ranges are not valid"),
+    Entry("Bogus DAC index", .damaged, "the JPEG's arithmetic-coding table (DAC) is damaged"),
     Entry("Bogus Huffman table definition", .damaged, "the JPEG's Huffman table is damaged"),
     Entry("Bogus marker length", .damaged, "a JPEG marker's length is damaged"),
     Entry("Bogus DQT index", .damaged, "the JPEG's quantisation table is damaged"),

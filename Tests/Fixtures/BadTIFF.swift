@@ -105,5 +105,19 @@ public struct BadTIFF: Sendable, CustomStringConvertible {
         "TIFFFetchNormalTag: Defined set_field_type of custom tag \($0) (Tag \($0)) is "
           + "TIFF_SETGET_UNDEFINED and thus tag is not read from file"
       }),
+    BadTIFF(
+      "tiff-24-bit.tif", "one 24-bit sample a pixel", .unsupported,
+      "the TIFF's samples are of a size or type libvips's TIFF reader does not read (24-bit "
+        + "or 16-bit floating-point samples, say) (libvips: tiff2vips: unsupported tiff image "
+        + "type)"),
+    BadTIFF(
+      "tiff-fax-not-fax.tif", "1-bit, CCITT Group 3 fax, its 64 bytes zeros, no fax code",
+      .damaged,
+      "the TIFF's image data is damaged: libtiff cannot decode it (libvips: \(readError))"),
+    BadTIFF(
+      "tiff-thunderscan-short.tif", "4-bit ThunderScan, one byte (a run of one) for 64 pixels",
+      .truncated,
+      "the TIFF's compressed data ends early: a strip holds fewer pixels than its rows need "
+        + "(libvips: ThunderDecode: Not enough data at scanline 0 (1 != 8); \(readError))"),
   ]
 }

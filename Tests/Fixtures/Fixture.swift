@@ -137,6 +137,7 @@ extension Fixture {
       ),
       Fixture("zero-bytes.jpg", .bad, about: "empty"),
     ] + BadTIFF.all.map { Fixture($0.name, .bad, about: $0.about) }
+    + BadHEIF.all.map { Fixture($0.name, .bad, about: $0.about) }
 
   /// Every fixture, photos then bad inputs.
   public static let all: [Fixture] = photos + badInputs

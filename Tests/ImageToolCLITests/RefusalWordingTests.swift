@@ -117,6 +117,29 @@ struct RefusalWordingTests {
     #expect(!FileManager.default.fileExists(atPath: output))
   }
 
+  /// The kept HEIFs of Tests/Fixtures/bad: every command says the same one line, our
+  /// words first, nothing written (`info --check` and `apply` agree, issue 25).
+  @Test(arguments: BadHEIF.all)
+  func aKeptHEIFIsRefusedInItsOwnWordsByEveryCommand(_ heif: BadHEIF) throws {
+    let output = try Fixtures.temporaryFolder().appendingPathComponent("out.png").path
+    let runs = [
+      ["info", heif.path], ["info", "--check", heif.path],
+      ["apply", "--pipeline", "fill(crop: centre)", "--size", "8x8", heif.path, output],
+      ["apply", "--pipeline", "fit", "--size", "8x8", heif.path, output],
+    ]
+    let head = "imgtool: \(heif.path): "
+    for arguments in runs {
+      let result = try runExecutable(arguments)
+      #expect(result.status == 1 && result.out.isEmpty, "\(arguments): \(result)")
+      let lines = result.err.split(separator: "\n").map(String.init)
+      #expect(lines.count == 1, "\(arguments): \(result.err)")
+      #expect(
+        lines.first.map { $0.hasPrefix(head) && heif.isReason(String($0.dropFirst(head.count))) }
+          == true, "\(arguments): \(result.err)")
+    }
+    #expect(!FileManager.default.fileExists(atPath: output))
+  }
+
   @Test func renderPicksNoSuffixThatABlockedLoaderDeclaresToo() async throws {
     let help = await runTool(["render", "--help"]).out.joined(separator: " ")
     #expect(help.contains(".jpg") && help.contains(".png"), "\(help)")

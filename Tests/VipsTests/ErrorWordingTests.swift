@@ -161,6 +161,26 @@ struct ErrorWordingTests {
       libvips: "libpng read error")
   }
 
+  /// As libavif's tests/data/circle-trns-before-plte.png (issue 25): libpng 1.6.39
+  /// refuses a PLTE after the tRNS, saying only "unable to read PNG header".
+  @Test func aPNGWhosePaletteFollowsItsTransparencySaysSo() throws {
+    let png = try [UInt8](Data(contentsOf: URL(fileURLWithPath: Fixtures.photo("chelsea.png"))))
+    let idat = try #require(chunks(png).first { $0.type == "IDAT" })
+    func chunk(_ type: String, _ data: [UInt8]) -> [UInt8] {
+      let length = (0..<4).map { UInt8(truncatingIfNeeded: data.count >> (24 - 8 * $0)) }
+      let body = Array(type.utf8) + data
+      let crc = FileDamage.crc32(body[...])
+      return length + body + (0..<4).map { UInt8(truncatingIfNeeded: crc >> (24 - 8 * $0)) }
+    }
+    let inserted = chunk("tRNS", [0, 1, 0, 2, 0, 3]) + chunk("PLTE", [10, 20, 30])
+    let path = try write(
+      Array(png[..<idat.offset] + inserted + png[idat.offset...]), "trns-before-plte.png")
+    expect(
+      path, .damaged,
+      "the PNG is damaged: its palette (PLTE) comes after its transparency (tRNS), which PNG "
+        + "puts after the palette", libvips: "vipspng: unable to read PNG header")
+  }
+
   @Test func aPNGWhoseSignatureAloneIsDamagedIsNotCalledNotAnImage() throws {
     let png = try [UInt8](Data(contentsOf: URL(fileURLWithPath: Fixtures.photo("chelsea.png"))))
     let path = try write(flipped(png, at: 1, mask: 0x01), "signature.png")
@@ -212,6 +232,21 @@ struct ErrorWordingTests {
     #expect(tiff.isReason(error.reason), "\(error.reason)")
   }
 
+  // MARK: HEIF
+
+  /// The kept HEIFs of Tests/Fixtures/bad (made by Scripts/make-bad-heifs), each with the
+  /// row or finding that names it: each of libheif's refusals that the test images and
+  /// fuzzing corpus of libheif and libvips raised (issue 25), a primary image missing or
+  /// of a type libheif 1.15 does not read (FileDamage).
+  @Test(arguments: BadHEIF.all)
+  func aKeptHEIFIsRefusedInItsOwnWords(_ heif: BadHEIF) throws {
+    let error = try #require(failure(heif.path), "\(heif) decoded")
+    #expect(error.kind == heif.kind, "\(error)")
+    #expect(error.description.hasPrefix("\(heif.path): "), "\(error)")
+    #expect(error.description.components(separatedBy: heif.path).count == 2, "\(error)")
+    #expect(heif.isReason(error.reason), "\(error.reason)")
+  }
+
   // MARK: GIF and WebP
 
   @Test func aGIFWhoseFrameIsDamagedSaysSo() throws {
@@ -219,6 +254,15 @@ struct ErrorWordingTests {
     expect(
       path, .damaged, "the GIF's LZW-compressed frame is damaged",
       libvips: "gifload_buffer: Invalid frame data")
+  }
+
+  /// As wuffs's test/data/artificial-gif/no-frames.gif (issue 25): a screen, no frame.
+  @Test func aGIFWithoutFramesSaysItHoldsNoImage() throws {
+    let gif = Array("GIF89a".utf8) + [8, 0, 8, 0, 0, 0, 0, 0x3B]
+    expect(
+      try write(gif, "no-frames.gif"), .damaged,
+      "the GIF holds no image: it ends before its first frame",
+      libvips: "gifload_buffer: no frames in GIF")
   }
 
   @Test func aWebPCutShortOrDamagedSaysWhich() throws {
@@ -271,6 +315,76 @@ struct ErrorWordingTests {
     expect(
       path, .damaged, "the JPEG's Huffman table is damaged",
       libvips: "VipsJpeg: Bogus Huffman table definition")
+  }
+
+  /// As sharp's test/fixtures/testimgl.jpg (issue 25): lossless JPEG (SOF3), which the
+  /// libjpeg-turbo here (2.1) does not read.
+  @Test func aJPEGOfAProcessLibjpegDoesNotReadIsNamed() throws {
+    let jpeg = try [UInt8](Data(contentsOf: URL(fileURLWithPath: Fixtures.photo("hubble.jpg"))))
+    let frame = try #require(
+      (0..<jpeg.count - 1).first { jpeg[$0] == 0xFF && jpeg[$0 + 1] == 0xC0 })
+    var lossless = jpeg
+    lossless[frame + 1] = 0xC3
+    expect(
+      try write(lossless, "lossless.jpg"), .unsupported,
+      "the JPEG is coded in a process libjpeg here does not read (lossless or hierarchical "
+        + "JPEG)", libvips: "VipsJpeg: Unsupported JPEG process: SOF type 0xc3")
+  }
+
+  /// As go-fuzz-corpus's JPEGs (issue 25): a frame of height 0 (DNL), a component whose
+  /// quantisation table is missing, a scan of a component the frame lacks, marker 0x02.
+  @Test func aJPEGsFrameScanAndUnknownMarkersAreNamed() throws {
+    let jpeg = try [UInt8](Data(contentsOf: URL(fileURLWithPath: Fixtures.photo("hubble.jpg"))))
+    func marker(_ code: UInt8) throws -> Int {
+      try #require((0..<jpeg.count - 1).first { jpeg[$0] == 0xFF && jpeg[$0 + 1] == code })
+    }
+    func changed(_ changes: [(Int, UInt8)], _ name: String) throws -> String {
+      var bytes = jpeg
+      for (offset, value) in changes { bytes[offset] = value }
+      return try write(bytes, name)
+    }
+    let frame = try marker(0xC0)
+    expect(
+      try changed([(frame + 5, 0), (frame + 6, 0)], "dnl.jpg"), .unsupported,
+      "the JPEG gives its height as 0, to be set by a DNL marker after the image data, "
+        + "which libjpeg here does not read",
+      libvips: "VipsJpeg: Empty JPEG image (DNL not supported)")
+    expect(
+      try changed([(frame + 12, 3)], "quantisation.jpg"), .damaged,
+      "the JPEG refers to a quantisation table it lacks",
+      libvips: "VipsJpeg: Quantization table 0x03 was not defined")
+    expect(
+      try changed([(try marker(0xDA) + 5, 0x77)], "component.jpg"), .damaged,
+      "the JPEG's scan refers to a colour component its frame does not have",
+      libvips: "VipsJpeg: Invalid component ID 119 in SOS")
+    expect(
+      try changed([(try marker(0xDB) + 1, 0x02)], "marker.jpg"), .damaged,
+      "the JPEG holds a marker that JPEG does not have",
+      libvips: "VipsJpeg: Unsupported marker type 0x02")
+  }
+
+  /// As strongcourage/fuzzing-corpus's mozilla JPEGs (issue 25): a progressive scan
+  /// whose spectral range runs backwards, and an arithmetic-coding table of index 64.
+  @Test func aJPEGsProgressiveScanAndArithmeticTableAreNamed() throws {
+    let jpeg = try [UInt8](Data(contentsOf: URL(fileURLWithPath: Fixtures.photo("hubble.jpg"))))
+    let frame = try #require(
+      (0..<jpeg.count - 1).first { jpeg[$0] == 0xFF && jpeg[$0 + 1] == 0xC0 })
+    let scan = try #require(
+      (0..<jpeg.count - 1).first { jpeg[$0] == 0xFF && jpeg[$0 + 1] == 0xDA })
+    var progressive = jpeg
+    progressive[frame + 1] = 0xC2
+    let ranges = scan + 5 + 2 * Int(jpeg[scan + 4])
+    progressive[ranges] = 5
+    progressive[ranges + 1] = 2
+    expect(
+      try write(progressive, "progressive.jpg"), .damaged,
+      "the JPEG's progressive scan is damaged: its spectral or bit ranges are not valid",
+      libvips: "VipsJpeg: Invalid progressive parameters Ss=5 Se=2 Ah=0 Al=0")
+    let arithmetic = Array(jpeg[..<scan] + [0xFF, 0xCC, 0, 4, 0x40, 0] + jpeg[scan...])
+    expect(
+      try write(arithmetic, "arithmetic.jpg"), .damaged,
+      "the JPEG's arithmetic-coding table (DAC) is damaged",
+      libvips: "VipsJpeg: Bogus DAC index 64")
   }
 
   @Test func aJPEGsMarkersAndTablesAreNamed() throws {
