@@ -65,6 +65,14 @@ public enum CacheMerge {
       let plan = try MergePlan(
         format: name, inputs: zip(inputs, source.inputs).map { ($0.path, $1.table.entries()) },
         output: source.output?.table.entries() ?? [])
+      // Entries found damaged while listing them (a record failing its checksum) are
+      // left out of the lists: refuse rather than drop them, as at opening.
+      for table in source.inputs + (source.output.map { [$0] } ?? []) {
+        if let problem = table.events.problem(of: nil) {
+          throw .corruptEntry(
+            format: name, path: table.path, entityID: problem.entityID, reason: problem.reason)
+        }
+      }
       guard plan.picks.count <= source.format.maximumCount else {
         throw .tooManyEntries(
           format: name, count: plan.picks.count, maximumCount: source.format.maximumCount)

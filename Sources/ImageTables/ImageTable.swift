@@ -545,7 +545,7 @@ public final class ImageTable: @unchecked Sendable {
     let (entries, allocated) = withCurrentFiles { files -> (Int, Int) in
       if options.readOnly {
         let count = files.slotCount()
-        return (Self.committedRecords(files, count: count).count, count)
+        return (Self.committedRecords(files, count: count).records.count, count)
       }
       return state.withLock { ($0.liveCount, $0.slots.count) }
     }
@@ -563,27 +563,59 @@ public final class ImageTable: @unchecked Sendable {
     return fstat(file.descriptor, &status) == 0 ? Int(status.st_size) : file.length
   }
 
-  /// The committed records of the first `count` slots, read as a seqlock reader does.
-  private static func committedRecords(_ files: TableFiles, count: Int) -> [(
-    slot: Int, record: IndexRecord
-  )] {
-    (0..<count).compactMap { slot in
+  /// The committed records of the first `count` slots, read as a seqlock reader does,
+  /// and the committed records that fail their checks (`damaged`: their sequence stayed
+  /// across the read, so no writer was changing them).
+  private static func committedRecords(_ files: TableFiles, count: Int) -> (
+    records: [(slot: Int, record: IndexRecord)],
+    damaged: [(slot: Int, sequence: UInt64, reason: String)]
+  ) {
+    var records: [(slot: Int, record: IndexRecord)] = []
+    var damaged: [(slot: Int, sequence: UInt64, reason: String)] = []
+    for slot in 0..<count {
       let before = files.sequence(slot).pointee.load(ordering: .acquiring)
-      guard before != 0, before & 3 == 0 else { return nil }
-      let (record, _) = IndexRecord.read(slot: slot, from: files.index.base)
-      guard let record, files.sequence(slot).pointee.load(ordering: .acquiring) == before else {
-        return nil
+      guard before != 0, before & 3 == 0 else { continue }
+      let (record, problem) = IndexRecord.read(slot: slot, from: files.index.base)
+      guard files.sequence(slot).pointee.load(ordering: .acquiring) == before else { continue }
+      if let record {
+        records.append((slot, record))
+      } else {
+        damaged.append((slot, before, problem ?? "its record is empty"))
       }
-      return (slot, record)
     }
+    return (records, damaged)
   }
 
   /// Every entry served now, least recently used first (for a read-only table: in the
-  /// order they were written).
+  /// order they were written). A reader names each record `verify` calls damaged (once
+  /// per record and instance, as a hit of it would): a committed record that fails its
+  /// checksum, and a write left unfinished (by verify's rule: it stays so for a second
+  /// and no writer runs). It is left out, and a list that dropped it without a word
+  /// would pass for a table holding fewer entries.
   public func entries() -> [TableEntry] {
     if options.readOnly {
-      return withCurrentFiles { files in
-        Self.committedRecords(files, count: files.slotCount())
+      var events: [ImageTableEvent] = []
+      let entries = withCurrentFiles { files in
+        var found = Self.committedRecords(files, count: files.slotCount())
+        for slot in 0..<files.slotCount() {
+          let sequence = files.sequence(slot).pointee.load(ordering: .acquiring)
+          if TableFileLayout.isMidWrite(sequence),
+            files.verified[slot].load(ordering: .relaxed) != sequence | TableFiles.failedMark,
+            !Self.changes(files.sequence(slot), from: sequence), !writerIsRunning()
+          {
+            found.damaged.append((slot, sequence, "its write never finished"))
+          }
+        }
+        for damage in found.damaged {
+          let failed = damage.sequence | TableFiles.failedMark
+          guard files.verified[damage.slot].exchange(failed, ordering: .relaxed) != failed else {
+            continue
+          }
+          events.append(
+            .corruptEntry(
+              format: format.name, slot: damage.slot, entityID: nil, reason: damage.reason))
+        }
+        return found.records
           .sorted { $0.record.writeOrder < $1.record.writeOrder }
           .map {
             TableEntry(
@@ -591,6 +623,8 @@ public final class ImageTable: @unchecked Sendable {
               width: $0.record.width, height: $0.record.height)
           }
       }
+      events.forEach(options.report)
+      return entries
     }
     return state.withLock { state in
       state.lruOrder().compactMap { slot in

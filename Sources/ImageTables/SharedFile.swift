@@ -407,7 +407,11 @@ final class SharedFile: @unchecked Sendable {
       let value = buckets[next].load(ordering: .relaxed)
       if value == 0 { break }
       // The id hash of the entry in `next` decides where it may move: its home bucket.
-      let home = Int(truncatingIfNeeded: homeHashes[Int(value & 0xFFFF_FFFF) - 1]) & bucketMask
+      // A bucket naming no slot (damaged: nothing is trusted from a bucket) stays put.
+      let slot = Int(value & 0xFFFF_FFFF) - 1
+      let home =
+        homeHashes.indices.contains(slot)
+        ? Int(truncatingIfNeeded: homeHashes[slot]) & bucketMask : next
       let distanceToNext = (next - home) & bucketMask
       let distanceToHole = (hole - home) & bucketMask
       if distanceToHole < distanceToNext {

@@ -174,8 +174,10 @@ struct TableState {
     for _ in 0..<shared.bucketCount {
       let value = shared.buckets[bucket].load(ordering: .relaxed)
       if value == 0 { return nil }
+      // Nothing is trusted from a bucket (the shared file can be damaged): a slot of -1
+      // or past the table is no slot.
       let slot = Int(value & 0xFFFF_FFFF) - 1
-      if value & 0xFFFF_FFFF_0000_0000 == SharedFile.tag(hash), slot < slots.count,
+      if value & 0xFFFF_FFFF_0000_0000 == SharedFile.tag(hash), slots.indices.contains(slot),
         slots[slot].phase == .live, slots[slot].idHash == hash,
         files.recordHolds(slot, entityID: entityID)
       {

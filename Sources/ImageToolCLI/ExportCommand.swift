@@ -3,6 +3,7 @@ import ImageCaching
 import ImageProcessing
 import ImageTables
 import ImageToolManifest
+import Locking
 import Vips
 
 /// `imgtool export --format NAME --entity ID OUT.png`: one entry, as an image file.
@@ -45,16 +46,31 @@ public struct ExportCommand: Command {
       throw CommandLineError.missingOption(option: "--entity", valueName: "id")
     }
     try OutputFile.check(arguments.positionals[0])
-    let table = try CacheTables.existing(format: format, arguments)
+    // Damage the table finds (an entry left out, a file cut short) is named, as
+    // inspect and a render name it: a missing entry is not always one never rendered.
+    let console = context.console
+    let damaged = Lock(false)
+    let table = try CacheTables.existing(
+      format: format, arguments,
+      report: { event in
+        damaged.withLock { $0 = true }
+        console.err("imgtool: warning: \(event)")
+      })
     let entries = table.entries()
     guard let entry = entries.last(where: { $0.entityID == entity }),
       let bitmap = table.bitmap(entityID: entry.entityID, sourceVersion: entry.sourceVersion)
     else {
       let held = entries.contains { $0.entityID == entity }
+      // An entry named damaged above, its id unread, may be this one: no other id is
+      // suggested then.
+      let maybeDamaged = !held && damaged.withLock { $0 }
       context.console.err(
         "imgtool: format '\(format)' holds no "
-          + (held ? "readable entry" : "entry") + " for '\(entity)'"
-          + Self.hint(entity, held: held, ids: entries.map(\.entityID)))
+          + (held || maybeDamaged ? "readable entry" : "entry") + " for '\(entity)'"
+          + (maybeDamaged
+            ? ": an entry named damaged above may be it; `imgtool render` of its photo draws "
+              + "it again"
+            : Self.hint(entity, held: held, ids: entries.map(\.entityID))))
       return ExitCode.failure
     }
     let output = arguments.positionals[0]
@@ -92,10 +108,12 @@ public struct SheetCommand: Command {
       throw CommandLineError.conflictingOptions("--format", "--family")
     }
     let tables: [(String, ImageTable)]
+    let console = context.console
+    let report: @Sendable (ImageTableEvent) -> Void = { console.err("imgtool: warning: \($0)") }
     if let format = arguments.value("format") {
-      tables = [(format, try CacheTables.existing(format: format, arguments))]
+      tables = [(format, try CacheTables.existing(format: format, arguments, report: report))]
     } else if let family = arguments.value("family") {
-      tables = try CacheTables.existing(family: family, arguments)
+      tables = try CacheTables.existing(family: family, arguments, report: report)
     } else {
       throw CommandLineError.missingOneOf("--format <name>", "--family <name>")
     }
@@ -116,7 +134,11 @@ public struct SheetCommand: Command {
 
 /// Tables of a cache opened read-only by format name, for the commands that only look.
 enum CacheTables {
-  static func existing(format: String, _ arguments: ParsedArguments) throws -> ImageTable {
+  /// `report` hears what the table finds damaged (entries left out, files cut short).
+  static func existing(
+    format: String, _ arguments: ParsedArguments,
+    report: @escaping @Sendable (ImageTableEvent) -> Void = { _ in }
+  ) throws -> ImageTable {
     let manifest = try CacheOptions.manifest(arguments)
     let directory = CacheOptions.directory(arguments, manifest: manifest)
     guard ImageFormat.isValidName(format) else {
@@ -135,7 +157,7 @@ enum CacheTables {
         option: "--format", value: format,
         reason: "no table for it in \(directory.path); render its family first")
     }
-    return try ImageTable(existingTableAt: path)
+    return try ImageTable(existingTableAt: path, options: .init(readOnly: true, report: report))
   }
 
   /// Why `format` is not one of `manifest`'s: the formats of the family its name starts
@@ -158,9 +180,10 @@ enum CacheTables {
 
   /// Every table of `family`, read-only; a family with none yet is named with the
   /// render that makes them.
-  static func existing(family: String, _ arguments: ParsedArguments) throws -> [(
-    String, ImageTable
-  )] {
+  static func existing(
+    family: String, _ arguments: ParsedArguments,
+    report: @escaping @Sendable (ImageTableEvent) -> Void = { _ in }
+  ) throws -> [(String, ImageTable)] {
     let manifest = try CacheOptions.manifest(arguments)
     let names = manifest.formats(family: family).map(\.name)
     guard !names.isEmpty else {
@@ -180,6 +203,6 @@ enum CacheTables {
           + (missing.count == names.count ? "it" : missing.joined(separator: ", "))
           + " yet; render it first: imgtool render --family \(family) <photos>")
     }
-    return try names.map { ($0, try existing(format: $0, arguments)) }
+    return try names.map { ($0, try existing(format: $0, arguments, report: report)) }
   }
 }

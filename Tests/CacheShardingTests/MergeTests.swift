@@ -264,4 +264,30 @@ struct MergeTests {
     #expect(format == "t.small" && where_ == input.path && entity == "x.jpg")
     #expect(!FileManager.default.fileExists(atPath: output.path))
   }
+
+  /// Found by Scripts/damage-sweep: a record failing its checksum was left out of the
+  /// input's list of entries, so the merge wrote the rest and exited 0 without a word.
+  @Test("a record failing its checksum in an input is named, and nothing is written")
+  func recordFailingItsChecksum() throws {
+    let root = try Folder.make()
+    let input = try makeCache(
+      root.appendingPathComponent("a"), formats: [formats[0]],
+      entries: [("x.jpg", "1"), ("y.jpg", "1")])
+    let paths = ImageTable.paths(formatName: "t.small", directory: input)
+    let entries = try ImageTable(existingTableAt: paths.table).entries()
+    let slot = try #require(entries.first { $0.entityID == "y.jpg" }?.slot)
+    // The low byte of the record's width (offset 24 of record `slot`), under its checksum.
+    var index = try Data(contentsOf: URL(fileURLWithPath: paths.index))
+    index[4096 + slot * 512 + 24] ^= 0x40
+    try index.write(to: URL(fileURLWithPath: paths.index))
+    let output = root.appendingPathComponent("out")
+    let error = #expect(throws: MergeError.self) { try CacheMerge.merge([input], into: output) }
+    guard case .corruptEntry(let format, let where_, _, let reason) = error else {
+      Issue.record("expected a corrupt entry, got \(String(describing: error))")
+      return
+    }
+    #expect(format == "t.small" && where_ == input.path)
+    #expect(reason == "its record fails its checksum")
+    #expect(!FileManager.default.fileExists(atPath: output.path))
+  }
 }

@@ -40,6 +40,49 @@ struct CorruptionTests {
     )
   }
 
+  /// Found by Scripts/damage-sweep: a reader's list (inspect, export, merge's plan) left
+  /// out a record failing its checksum without a word, so `inspect` showed a table of
+  /// fewer entries and exited 0 where `verify` named the damage.
+  @Test func aReadersListNamesARecordThatFailsItsChecksumOnce() throws {
+    let (_, table) = try writtenTable()
+    let slot = try #require(table.entries.first { $0.entityID == "c" }?.slot)
+    // The low byte of the record's width (offset 24), under the record checksum.
+    try patch(table.indexPath, at: TableFileLayout.recordOffset(slot) + 24, with: [0x7F])
+    let events = EventLog()
+    let reader = try ImageTable(
+      existingTableAt: table.tablePath, options: .init(readOnly: true, report: events.report))
+    #expect(reader.entries().map(\.entityID).sorted() == ["a", "b", "d", "e"])
+    let named = ImageTableEvent.corruptEntry(
+      format: "thumb", slot: slot, entityID: nil, reason: "its record fails its checksum")
+    #expect(events.all == [named])
+    // Named once per record and instance: a second list, or a hit of it, adds nothing.
+    #expect(reader.entries().count == 4)
+    #expect(reader.bitmap(entityID: "c", sourceVersion: "v1") == nil)
+    #expect(events.all == [named])
+    #expect(reader.verify().corrupt.map(\.slot) == [slot])
+  }
+
+  /// Found by Scripts/damage-sweep: a record left mid-write with no writer running (its
+  /// sequence odd) was left out of a reader's list without a word, where `verify` named it.
+  @Test func aReadersListNamesAWriteLeftUnfinishedOnce() throws {
+    let (_, table) = try writtenTable()
+    let slot = try #require(table.entries.first { $0.entityID == "b" }?.slot)
+    let record = TableFileLayout.recordOffset(slot)
+    let index = try [UInt8](Data(contentsOf: URL(fileURLWithPath: table.indexPath)))
+    try #require(index[record] & 3 == 0, "a committed sequence")
+    try patch(table.indexPath, at: record, with: [index[record] | 1])  // being written
+    let events = EventLog()
+    let reader = try ImageTable(
+      existingTableAt: table.tablePath, options: .init(readOnly: true, report: events.report))
+    #expect(reader.entries().map(\.entityID).sorted() == ["a", "c", "d", "e"])
+    let named = ImageTableEvent.corruptEntry(
+      format: "thumb", slot: slot, entityID: nil, reason: "its write never finished")
+    #expect(events.all == [named])
+    #expect(reader.entries().count == 4)
+    #expect(events.all == [named])
+    #expect(reader.verify().corrupt.map(\.reason) == ["its write never finished"])
+  }
+
   @Test func flippedPixelBytesAreAMissAndAReport() throws {
     let (folder, table) = try writtenTable()
     let slot = try #require(table.entries.first { $0.entityID == "c" }?.slot)

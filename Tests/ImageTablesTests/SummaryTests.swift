@@ -53,6 +53,43 @@ struct SummaryTests {
     #expect(Set(keys(scanned)) == Set(afterWrites))
   }
 
+  /// Found by reading the writer's lookups for Scripts/damage-sweep: a writer that opens
+  /// from the summary keeps the shared file's buckets as they are, and a damaged bucket
+  /// naming slot -1 (its slot word 0) trapped its lookup (`slots[-1]`), one naming a slot
+  /// past the table trapped the removal that shifts the buckets after another's.
+  @Test func damagedBucketsKeptFromACleanCloseNeverTrapTheWriter() throws {
+    let folder = try Folder.make()
+    let first = try ImageTable(format: Self.format, directory: folder)
+    for number in 0..<20 { try writeEntry(first, "p\(number)") }
+    let shared = first.sharedPath
+    first.close()
+    let geometry = SharedFile.Geometry(
+      capacity: Self.format.maximumCount, readerCount: SharedFile.defaultReaderCount)
+    var bytes = try [UInt8](Data(contentsOf: URL(fileURLWithPath: shared)))
+    var damaged = 0
+    for bucket in 0..<geometry.bucketCount {
+      let offset = geometry.bucketsOffset + bucket * 8
+      guard bytes[offset..<(offset + 8)].contains(where: { $0 != 0 }) else { continue }
+      // The slot word (low 32 bits, slot + 1): 0 in one bucket, 65,537 in the next.
+      let word: [UInt8] = damaged % 2 == 0 ? [0, 0, 0, 0] : [1, 0, 1, 0]
+      bytes.replaceSubrange(offset..<(offset + 4), with: word)
+      damaged += 1
+    }
+    #expect(damaged == 20)
+    try Data(bytes).write(to: URL(fileURLWithPath: shared))
+    let second = try ImageTable(format: Self.format, directory: folder)
+    #expect(second.openedFromSummary)
+    // Rewrites (a lookup of the old entry, then its removal) and evictions.
+    for number in 0..<40 { try writeEntry(second, "p\(number)", "v2") }
+    #expect(second.sourceVersion(entityID: "p39") == "v2")
+    for entry in second.entries() {
+      if let bitmap = second.bitmap(entityID: entry.entityID, sourceVersion: entry.sourceVersion) {
+        #expect(holdsExpectedPixels(bitmap), "\(entry.entityID)")
+      }
+    }
+    second.close()
+  }
+
   @Test func aSummaryOfOtherBytesOrAnEarlierSessionIsNotTrusted() throws {
     let folder = try Folder.make()
     let summary = folder.appendingPathComponent("thumb.summary")

@@ -132,6 +132,67 @@ struct DamagedTableTests {
     try restore(rendered)
   }
 
+  /// Found by Scripts/damage-sweep: a record failing its checksum made `verify` exit 1,
+  /// while `inspect` listed one entry fewer and exited 0, `merge` copied the others and
+  /// exited 0, and `export` of that entity suggested another id: none named the table.
+  @Test func aRecordFailingItsChecksumIsNamedByEveryCommand() async throws {
+    let rendered = try await render()
+    let entry = try #require(try ImageTable(existingTableAt: rendered.tablePath).entries().first)
+    var damaged = rendered.index
+    damaged[4096 + entry.slot * 512 + 24] ^= 0x40  // the record's width, under its checksum
+    try restore(rendered, index: damaged)
+    let cache = rendered.folder.path
+    let named = { (lines: [String]) in
+      lines.contains { $0.contains("table 'avatar.small'") && $0.contains("fails its checksum") }
+    }
+    let verify = await runTool(["verify", cache])
+    #expect(verify.status == 1)
+    let inspect = await runTool(["inspect", cache])
+    #expect(inspect.status == 0)
+    #expect(named(inspect.err), "inspect: \(inspect.err)")
+    let work = rendered.folder.deletingLastPathComponent()
+    let export = await runTool([
+      "export", "--format", "avatar.small", "--entity", entry.entityID, "--cache", cache,
+      work.appendingPathComponent("out.png").path,
+    ])
+    #expect(export.status == 1)
+    #expect(named(export.err), "export: \(export.err)")
+    let last = export.err.last ?? ""
+    #expect(last.contains("holds no readable entry for '\(entry.entityID)'"), "\(last)")
+    #expect(!last.contains("did you mean"), "\(last)")
+    let merged = work.appendingPathComponent("merged")
+    let merge = await runTool(["merge", "--cache", merged.path, cache])
+    #expect(merge.status == 1)
+    #expect(
+      merge.err.contains { $0.contains("avatar.small") && $0.contains("fails its checksum") },
+      "merge: \(merge.err)")
+    #expect(!FileManager.default.fileExists(atPath: merged.path))
+    try restore(rendered)
+  }
+
+  /// Found by Scripts/damage-sweep: an index cut at a record boundary past the last entry
+  /// (no entry lost, the table's later slots left without records) passed the render's
+  /// up-to-date check, which said nothing and left it, so `verify` went on exiting 1.
+  @Test func aRenderNamesAndClearsDamageNoPhotoOfItReads() async throws {
+    let rendered = try await render()
+    let slots = try ImageTable(existingTableAt: rendered.tablePath).entries().map(\.slot)
+    let cut = 4096 + (slots.max()! + 1) * 512
+    try #require(cut < rendered.index.count, "slots past the entries")
+    try restore(rendered, index: Array(rendered.index.prefix(cut)))
+    let cache = rendered.folder.path
+    #expect(await runTool(["verify", cache]).status == 1)
+    let again = await runTool([
+      "render", "--family", "avatar", "--cache", cache, "--quiet", Paths.bundledPhotos.path,
+    ])
+    #expect(again.status == 0)
+    #expect(
+      again.err.contains { $0.contains("table 'avatar.small'") && $0.contains("cut short") },
+      "\(again.err)")
+    let verify = await runTool(["verify", cache])
+    #expect(verify.status == 0, "\(verify.err)")
+    try restore(rendered)
+  }
+
   @Test func randomTruncationsNeverTrapAndNeverServeWrongPixels() async throws {
     let rendered = try await render()
     var generator = SystemRandomNumberGenerator()
