@@ -412,6 +412,24 @@ struct ErrorWordingTests {
       libvips: "VipsJpeg: Huffman table 0x03 was not defined")
   }
 
+  /// A fuzzing corpus's JPEG was refused in libjpeg's words alone: a marker where its
+  /// restart interval puts an RST marker. Here rocket.jpg saved with a restart every 4
+  /// MCUs, the middle RST marker's second byte made 0xEA.
+  @Test func aMarkerWhereARestartBelongsIsNamed() throws {
+    var jpeg = try saved("rocket.jpg", as: "jpg", options: "restart_interval=4")
+    let scan = try #require((0..<jpeg.count - 1).first { jpeg[$0] == 0xFF && jpeg[$0 + 1] == 0xDA })
+    let restarts = (scan..<jpeg.count - 1).filter {
+      jpeg[$0] == 0xFF && (0xD0...0xD7).contains(jpeg[$0 + 1])
+    }
+    try #require(restarts.count > 100)
+    jpeg[restarts[restarts.count / 2] + 1] = 0xEA
+    expect(
+      try write(jpeg, "restart.jpg"), .damaged,
+      "the JPEG's compressed data is damaged: another marker stands where a restart marker "
+        + "(RST) belongs",
+      libvips: "VipsJpeg: Corrupt JPEG data: found marker 0xea instead of RST")
+  }
+
   // MARK: libvips's lines
 
   @Test func repeatedLibvipsLinesAreSaidOnceAndNoneIsSaidAsNoReason() {
