@@ -98,43 +98,34 @@ struct RefusalWordingTests {
   /// and both applies each say the same one line, our words first, nothing written.
   @Test(arguments: BadTIFF.all)
   func aKeptTIFFIsRefusedInItsOwnWordsByEveryCommand(_ tiff: BadTIFF) throws {
-    let output = try Fixtures.temporaryFolder().appendingPathComponent("out.png").path
-    let runs = [
-      ["info", tiff.path], ["info", "--check", tiff.path],
-      ["apply", "--pipeline", "fill(crop: centre)", "--size", "8x8", tiff.path, output],
-      ["apply", "--pipeline", "fit", "--size", "8x8", tiff.path, output],
-    ]
-    let head = "imgtool: \(tiff.path): "
-    for arguments in runs {
-      let result = try runExecutable(arguments)
-      #expect(result.status == 1 && result.out.isEmpty, "\(arguments): \(result)")
-      let lines = result.err.split(separator: "\n").map(String.init)
-      #expect(lines.count == 1, "\(arguments): \(result.err)")
-      #expect(
-        lines.first.map { $0.hasPrefix(head) && tiff.isReason(String($0.dropFirst(head.count))) }
-          == true, "\(arguments): \(result.err)")
-    }
-    #expect(!FileManager.default.fileExists(atPath: output))
+    try expectOneLineFromEveryCommand(tiff.path, isReason: tiff.isReason)
   }
 
   /// The kept HEIFs of Tests/Fixtures/bad: every command says the same one line, our
   /// words first, nothing written (`info --check` and `apply` agree, issue 25).
   @Test(arguments: BadHEIF.all)
   func aKeptHEIFIsRefusedInItsOwnWordsByEveryCommand(_ heif: BadHEIF) throws {
+    try expectOneLineFromEveryCommand(heif.path, isReason: heif.isReason)
+  }
+
+  /// Runs the real `imgtool`'s `info`, `info --check` and both applies on `path`: each
+  /// exits 1 with one line on standard error, `imgtool: <path>: ` and a reason that
+  /// `isReason` takes, and writes nothing.
+  private func expectOneLineFromEveryCommand(_ path: String, isReason: (String) -> Bool) throws {
     let output = try Fixtures.temporaryFolder().appendingPathComponent("out.png").path
     let runs = [
-      ["info", heif.path], ["info", "--check", heif.path],
-      ["apply", "--pipeline", "fill(crop: centre)", "--size", "8x8", heif.path, output],
-      ["apply", "--pipeline", "fit", "--size", "8x8", heif.path, output],
+      ["info", path], ["info", "--check", path],
+      ["apply", "--pipeline", "fill(crop: centre)", "--size", "8x8", path, output],
+      ["apply", "--pipeline", "fit", "--size", "8x8", path, output],
     ]
-    let head = "imgtool: \(heif.path): "
+    let head = "imgtool: \(path): "
     for arguments in runs {
       let result = try runExecutable(arguments)
       #expect(result.status == 1 && result.out.isEmpty, "\(arguments): \(result)")
       let lines = result.err.split(separator: "\n").map(String.init)
       #expect(lines.count == 1, "\(arguments): \(result.err)")
       #expect(
-        lines.first.map { $0.hasPrefix(head) && heif.isReason(String($0.dropFirst(head.count))) }
+        lines.first.map { $0.hasPrefix(head) && isReason(String($0.dropFirst(head.count))) }
           == true, "\(arguments): \(result.err)")
     }
     #expect(!FileManager.default.fileExists(atPath: output))
