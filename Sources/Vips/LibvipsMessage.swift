@@ -158,6 +158,10 @@ enum LibvipsMessage {
     Entry("Huffman table 0x", .damaged, "the JPEG refers to a Huffman table it lacks"),
     Entry("Invalid JPEG file structure", .damaged, "the JPEG's markers are out of order"),
     Entry(
+      "bad Huffman code", .damaged,
+      "the JPEG's compressed data is damaged: it holds a code its Huffman tables do not "
+        + "define"),
+    Entry(
       "instead of RST", .damaged,
       "the JPEG's compressed data is damaged: another marker stands where a restart marker "
         + "(RST) belongs"),

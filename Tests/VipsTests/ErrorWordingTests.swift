@@ -430,6 +430,25 @@ struct ErrorWordingTests {
       libvips: "VipsJpeg: Corrupt JPEG data: found marker 0xea instead of RST")
   }
 
+  /// A fuzzing corpus's JPEG was refused in libjpeg's words alone: a code its Huffman
+  /// tables do not define. Here rocket.jpg with its scan's second half made `FF 00`
+  /// (stuffed 0xFF bytes: runs of one bits longer than any code), its EOI kept.
+  @Test func aCodeTheHuffmanTablesLackIsNamed() throws {
+    var jpeg = try [UInt8](Data(contentsOf: URL(fileURLWithPath: Fixtures.photo("rocket.jpg"))))
+    let scan = try #require((0..<jpeg.count - 1).first { jpeg[$0] == 0xFF && jpeg[$0 + 1] == 0xDA })
+    let data = scan + 2 + (Int(jpeg[scan + 2]) << 8 | Int(jpeg[scan + 3]))
+    let middle = (data + jpeg.count - 2) / 2
+    for offset in stride(from: middle, to: jpeg.count - 3, by: 2) {
+      jpeg[offset] = 0xFF
+      jpeg[offset + 1] = 0x00
+    }
+    #expect(jpeg.suffix(2) == [0xFF, 0xD9])
+    expect(
+      try write(jpeg, "huffman.jpg"), .damaged,
+      "the JPEG's compressed data is damaged: it holds a code its Huffman tables do not define",
+      libvips: "VipsJpeg: Corrupt JPEG data: bad Huffman code")
+  }
+
   // MARK: libvips's lines
 
   @Test func repeatedLibvipsLinesAreSaidOnceAndNoneIsSaidAsNoReason() {
