@@ -26,11 +26,14 @@ public struct ExportCommand: Command {
     arguments: [.init("output", help: "The file to write (.png, .jpg or .webp).")]
   )
 
-  /// What to try instead: an entry that fails its checksum is drawn again by a render;
+  /// What to try instead: an entry that fails its checksum is drawn again by a forced
+  /// render of its photo (an up-to-date render reads the index only, not the pixels);
   /// an id given as a path is matched against the ids (paths relative to the folder
   /// rendered) that end it; else the closest id.
   static func hint(_ entity: String, held: Bool, ids: [String]) -> String {
-    if held { return ": it fails its checksum; `imgtool render` of its photo draws it again" }
+    if held {
+      return ": it fails its checksum; `imgtool render --force` of its photo draws it again"
+    }
     let ending = ids.filter { entity.hasSuffix("/" + $0) }.max { $0.count < $1.count }
     if let match = ending ?? Suggestion.closest(to: entity, among: ids) {
       return "; did you mean '\(match)'? (entity ids are paths relative to the folder rendered)"

@@ -12,7 +12,9 @@ public struct VerifyCommand: Command {
     discussion: """
       Opens each table read-only and checks each entry's record and pixel checksums. A \
       corrupt entry is named with its table, slot, entity and reason; a table serving it \
-      treats it as a miss. Nothing is changed: the next writer clears what is corrupt. \
+      treats it as a miss. Nothing is changed: a damaged record is cleared by the next \
+      writer, and an entry whose pixels fail their checksum by 'imgtool render --force' of \
+      its photo (an up-to-date render reads the index only, not the pixels). \
       Beside a render, an entry being written is skipped. A folder with no tables is an \
       error: a mistyped path must not pass as a clean cache.
       """,

@@ -41,9 +41,10 @@ public struct DecodeMemory: Sendable, Equatable {
     switch header.loader {
     case "jpegload" where header.isInterlaced:
       // 64 coefficients of 2 bytes a block of 8x8 samples: 2 bytes a sample, over
-      // iMCUs of up to 16x16 pixels.
-      let padded = roundUp(header.width, 16) * roundUp(header.height, 16)
+      // MCUs of 8x8 pixels when no component is subsampled, else (up to) 16x16.
       let quarters = Self.sampleQuarters(bands: header.bands, subsampling: header.chromaSubsampling)
+      let mcu = quarters == 4 * header.bands ? 8 : 16
+      let padded = roundUp(header.width, mcu) * roundUp(header.height, mcu)
       loaderBytes = padded * 2 * quarters / 4
       loaderHolds =
         "a progressive JPEG keeps every DCT coefficient of its \(size) pixels until its last scan"

@@ -16,22 +16,24 @@ public struct ImageLimits: Sendable, Equatable {
   /// The longest side an image may have, in pixels: 65,535 by default (the JPEG limit).
   public var maxDimension: Int
   /// The most memory one decode may take, estimated from its header (``DecodeMemory``):
-  /// 200 MiB by default. A file larger than a 200th of it (1 MiB by default) may take
-  /// more, 200 bytes for each of its bytes (``decodeMemoryPerFileByte``): a file that size
-  /// holds a real image that needs it (a 48-megapixel HEIF photo of 6 MB takes about
-  /// 330 MB), where a small file asking for more is a bomb.
+  /// 200 MiB by default. A file larger than that over ``decodeMemoryPerFileByte`` (1 MiB by
+  /// default) may take more, that many bytes for each of its bytes: a file that size holds
+  /// a real image that needs it (a 48-megapixel HEIF photo of 6 MB takes about 330 MB),
+  /// where a small file asking for more is a bomb.
   public var maxDecodeMemory: Int
-
   /// The memory a decode may take for each byte of its file, when that is more than
-  /// ``maxDecodeMemory``.
-  public static let decodeMemoryPerFileByte = 200
+  /// ``maxDecodeMemory``: 200 by default; 0 makes ``maxDecodeMemory`` a hard limit
+  /// (`imgtool`'s `--max-decode-memory` does).
+  public var decodeMemoryPerFileByte: Int
 
   public init(
-    maxPixels: Int = 100_000_000, maxDimension: Int = 65_535, maxDecodeMemory: Int = 200 << 20
+    maxPixels: Int = 100_000_000, maxDimension: Int = 65_535, maxDecodeMemory: Int = 200 << 20,
+    decodeMemoryPerFileByte: Int = 200
   ) {
     self.maxPixels = maxPixels
     self.maxDimension = maxDimension
     self.maxDecodeMemory = maxDecodeMemory
+    self.decodeMemoryPerFileByte = decodeMemoryPerFileByte
   }
 
   /// The default limits.
@@ -53,7 +55,7 @@ public struct ImageLimits: Sendable, Equatable {
   /// The most memory a decode of a file of `fileSize` bytes may take.
   public func decodeMemoryAllowed(fileSize: Int) -> Int {
     let (perByte, overflow) = fileSize.multipliedReportingOverflow(
-      by: Self.decodeMemoryPerFileByte)
+      by: max(0, decodeMemoryPerFileByte))
     return overflow ? Int.max : max(maxDecodeMemory, perByte)
   }
 
@@ -63,9 +65,10 @@ public struct ImageLimits: Sendable, Equatable {
     _ header: ImageHeader, shrunkBy factor: Int, fileSize: Int, source: String
   ) throws(VipsError) {
     let memory = DecodeMemory(header: header, shrunkBy: factor)
-    guard memory.bytes > decodeMemoryAllowed(fileSize: fileSize) else { return }
+    let allowed = decodeMemoryAllowed(fileSize: fileSize)
+    guard memory.bytes > allowed else { return }
     throw .decodeMemoryTooLarge(
-      source: source, bytes: memory.bytes, holds: memory.loaderHolds, limit: maxDecodeMemory,
-      fileSize: fileSize)
+      source: source, bytes: memory.bytes, holds: memory.loaderHolds, allowed: allowed,
+      fileSize: fileSize, perFileByte: allowed > maxDecodeMemory ? decodeMemoryPerFileByte : 0)
   }
 }

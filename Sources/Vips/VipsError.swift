@@ -28,9 +28,11 @@ public enum VipsError: Error, Sendable, Equatable, CustomStringConvertible {
   /// One side of the image is longer than the limit allows; nothing was decoded.
   case dimensionTooLarge(source: String, width: Int, height: Int, limit: Int)
   /// Decoding the image would take `bytes` of memory (``DecodeMemory``; `holds` says what
-  /// the loader keeps, when that is most of it), more than a file of `fileSize` bytes may
-  /// under ``ImageLimits/maxDecodeMemory`` (`limit`); nothing was decoded.
-  case decodeMemoryTooLarge(source: String, bytes: Int, holds: String?, limit: Int, fileSize: Int)
+  /// the loader keeps, when that is most of it), more than the `allowed` bytes a file of
+  /// `fileSize` bytes may take (``ImageLimits/maxDecodeMemory``, or `perFileByte` bytes for
+  /// each byte of the file when that gave more; 0 when it did not); nothing was decoded.
+  case decodeMemoryTooLarge(
+    source: String, bytes: Int, holds: String?, allowed: Int, fileSize: Int, perFileByte: Int)
   /// An argument was out of range before libvips was called.
   case invalidArgument(operation: String, message: String)
   /// A libvips operation failed; `message` is libvips's own.
@@ -56,7 +58,7 @@ public enum VipsError: Error, Sendable, Equatable, CustomStringConvertible {
       .badInput(let source, _, _, _), .timedOut(let source, _),
       .tooManyAbandonedWorkers(let source, _),
       .tooManyPixels(let source, _, _, _, _), .dimensionTooLarge(let source, _, _, _),
-      .decodeMemoryTooLarge(let source, _, _, _, _):
+      .decodeMemoryTooLarge(let source, _, _, _, _, _):
       source
     case .operationFailed(_, let source, _): source
     }
@@ -110,15 +112,13 @@ public enum VipsError: Error, Sendable, Equatable, CustomStringConvertible {
     case .dimensionTooLarge(_, let width, let height, let limit):
       "too large: \(width)x\(height) has a side longer than the limit of \(limit) pixels; "
         + "refused before decoding"
-    case .decodeMemoryTooLarge(_, let bytes, let holds, let limit, let fileSize):
+    case .decodeMemoryTooLarge(_, let bytes, let holds, let allowed, let fileSize, let perByte):
       "decoding it would take about \(ByteCountText.describe(bytes)) of memory"
-        + (holds.map { " (\($0))" } ?? "") + ", more than "
-        + (fileSize * ImageLimits.decodeMemoryPerFileByte > limit
-          ? "a file of \(ByteCountText.describe(fileSize)) may take (\(ImageLimits.decodeMemoryPerFileByte) "
-            + "bytes for each of its bytes, above the limit of \(ByteCountText.describe(limit)))"
-          : "the limit of \(ByteCountText.describe(limit)) for a file of "
-            + "\(ByteCountText.describe(fileSize))")
-        + "; refused before decoding, as a decompression bomb unless the limit is raised"
+        + (holds.map { " (\($0))" } ?? "") + ", more than the "
+        + "\(ByteCountText.describe(allowed)) allowed for a file of \(ByteCountText.describe(fileSize))"
+        + (perByte > 0 ? " (\(perByte) bytes for each of its bytes)" : "")
+        + "; refused before decoding as a likely decompression bomb (if it is a real photo, "
+        + "a limit of \((bytes + (1 << 20) - 1) >> 20) MiB reads it: --max-decode-memory)"
     case .invalidArgument(let operation, let message):
       "\(operation): \(message)"
     case .operationFailed(let operation, _, let message)

@@ -16,9 +16,9 @@ struct DecodeMemoryCommandTests {
   /// coefficients, 8000x8000 x 3 components x 2 bytes, and a 1000x1000 RGB decode.
   static let bombReason =
     "decoding it would take about 369.1 MiB of memory (a progressive JPEG keeps every DCT "
-    + "coefficient of its 8000x8000 pixels until its last scan), more than the limit of "
-    + "200.0 MiB for a file of 4.0 KiB; refused before decoding, as a decompression bomb "
-    + "unless the limit is raised"
+    + "coefficient of its 8000x8000 pixels until its last scan), more than the 200.0 MiB "
+    + "allowed for a file of 4.0 KiB; refused before decoding as a likely decompression bomb "
+    + "(if it is a real photo, a limit of 370 MiB reads it: --max-decode-memory)"
 
   /// Runs the built `imgtool` with `arguments` and returns its exit status, standard
   /// error and peak resident memory in KiB, as `wait4` reports it for that one child.
@@ -93,6 +93,28 @@ struct DecodeMemoryCommandTests {
       existingTableAt: cache.appendingPathComponent("avatar.large.table").path)
     #expect(
       Set(table.entries().map(\.entityID)) == ["chelsea.png", "rocket.jpg"])
+  }
+
+  @Test("--max-decode-memory is a hard limit: info --check and render refuse above it")
+  func theOptionIsAHardLimit() async throws {
+    // hubble.jpg, 1000x872, decoded whole by info --check and at its own size by the
+    // avatar family (a shrink under 4): 2.6 MB, where its 528 KB file may take 100 MB
+    // by default.
+    let hubble = Paths.bundled("hubble.jpg")
+    let refusal =
+      "decoding it would take about 2.5 MiB of memory, more than the 1.0 MiB allowed for a "
+      + "file of 515.6 KiB; refused before decoding as a likely decompression bomb (if it "
+      + "is a real photo, a limit of 3 MiB reads it: --max-decode-memory)"
+    let checked = await runTool(["info", "--check", "--max-decode-memory", "1", hubble])
+    #expect(checked.status == 1 && checked.err == ["imgtool: \(hubble): \(refusal)"])
+    #expect(await runTool(["info", "--check", hubble]).status == 0)
+    let cache = try Paths.temporaryFolder().appendingPathComponent("cache").path
+    let render = await runTool([
+      "render", "--family", "avatar", "--quiet", "--max-decode-memory", "1", "--cache", cache,
+      hubble,
+    ])
+    #expect(render.status == 1)
+    #expect(render.out.contains("  failed: \(hubble): \(refusal)"), "\(render.out)")
   }
 
   @Test("--max-decode-memory takes whole MiB from 1, and says so")

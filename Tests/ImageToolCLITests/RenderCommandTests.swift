@@ -344,7 +344,7 @@ struct RenderCommandTests {
       ])
     #expect(
       ExportCommand.hint("rocket.jpg", held: true, ids: [])
-        == ": it fails its checksum; `imgtool render` of its photo draws it again")
+        == ": it fails its checksum; `imgtool render --force` of its photo draws it again")
     let one = work.appendingPathComponent("one.png").path
     let single = await runTool(["sheet", "--cache", cache, "--format", "avatar.small", one])
     #expect(single.status == 0 && single.out.first?.hasSuffix("5 entries") == true)

@@ -10,11 +10,11 @@ import Testing
 /// refused, and a file large enough for a real image of that size is not.
 @Suite("Decode memory")
 struct DecodeMemoryTests {
-  /// A flat grey 2000x1500 photo saved by libvips's jpegsave with `options`.
-  static func jpeg(_ options: String) throws -> [UInt8] {
+  /// A flat grey 2000x`height` photo saved by libvips's jpegsave with `options`.
+  static func jpeg(_ options: String, height: Int = 1500) throws -> [UInt8] {
     let path = try Fixtures.temporaryFolder().appendingPathComponent("flat.jpg").path
     try VipsImage(pixels: [120, 120, 120], width: 1, height: 1, bands: 3)
-      .embedded(x: 0, y: 0, width: 2000, height: 1500, background: [120, 120, 120])
+      .embedded(x: 0, y: 0, width: 2000, height: height, background: [120, 120, 120])
       .save(to: path, options: options)
     return [UInt8](try Data(contentsOf: URL(fileURLWithPath: path)))
   }
@@ -56,6 +56,12 @@ struct DecodeMemoryTests {
         == Self.coefficientBytes(width: 2000, height: 1500, luma: (1, 1), chroma: (1, 1)))
     // The decode kept: 500x375 8-bit RGB.
     #expect(memory.decodeBytes == 500 * 375 * 3)
+    // 1512 rows are 189 blocks: a multiple of 8, not of 16, which a 4:4:4 MCU is not.
+    let rows1512 = try ImageHeader(
+      bytes: Self.jpeg("Q=50,interlace,subsample_mode=off", height: 1512))
+    #expect(
+      DecodeMemory(header: rows1512, shrunkBy: 4).loaderBytes
+        == Self.coefficientBytes(width: 2000, height: 1512, luma: (1, 1), chroma: (1, 1)))
 
     let baseline = try ImageHeader(bytes: Self.jpeg("Q=50"))
     #expect(!baseline.isInterlaced)
@@ -70,10 +76,12 @@ struct DecodeMemoryTests {
     let limits = ImageLimits(maxDecodeMemory: 8 << 20)
     let coefficients = Self.coefficientBytes(
       width: 2000, height: 1500, luma: (1, 1), chroma: (1, 1))
+    let holds =
+      "a progressive JPEG keeps every DCT coefficient of its 2000x1500 pixels until its last "
+      + "scan"
     let expected = VipsError.decodeMemoryTooLarge(
-      source: "flat.jpg", bytes: coefficients + 500 * 375 * 3,
-      holds: "a progressive JPEG keeps every DCT coefficient of its 2000x1500 pixels until "
-        + "its last scan", limit: 8 << 20, fileSize: bytes.count)
+      source: "flat.jpg", bytes: coefficients + 500 * 375 * 3, holds: holds, allowed: 8 << 20,
+      fileSize: bytes.count, perFileByte: 0)
     #expect(throws: expected) {
       try VipsImage.decode(bytes: bytes, name: "flat.jpg", limits: limits) { _ in 8 }
     }
@@ -82,13 +90,21 @@ struct DecodeMemoryTests {
       expected.description
         == "flat.jpg: decoding it would take about 17.7 MiB of memory (a progressive JPEG keeps "
         + "every DCT coefficient of its 2000x1500 pixels until its last scan), more than the "
-        + "limit of 8.0 MiB for a file of \(ByteCountText.describe(bytes.count)); refused before "
-        + "decoding, as a decompression bomb unless the limit is raised")
-    // libvips's own thumbnail is held to the same limit.
-    #expect(throws: VipsError.self) {
+        + "8.0 MiB allowed for a file of \(ByteCountText.describe(bytes.count)); refused before "
+        + "decoding as a likely decompression bomb (if it is a real photo, a limit of 18 MiB "
+        + "reads it: --max-decode-memory)")
+    // libvips's own thumbnail is held to the same limit: a 375-pixel box is a shrink of 4
+    // (the smaller side's), which JPEG's shrink-on-load takes 2 of, a 1000x750 decode.
+    let thumbnailError = VipsError.decodeMemoryTooLarge(
+      source: "flat.jpg", bytes: coefficients + 1000 * 750 * 3, holds: holds, allowed: 8 << 20,
+      fileSize: bytes.count, perFileByte: 0)
+    #expect(throws: thumbnailError) {
       try VipsImage.thumbnail(
         bytes: bytes, name: "flat.jpg", width: 375, options: .init(limits: limits))
     }
+    // A limit with no allowance for the file's size is a hard one.
+    let hard = ImageLimits(maxDecodeMemory: 8 << 20, decodeMemoryPerFileByte: 0)
+    #expect(hard.decodeMemoryAllowed(fileSize: 100 << 20) == 8 << 20)
     // The same picture stored baseline is read a few rows at a time: decoded.
     let baseline = try VipsImage.decode(
       bytes: Self.jpeg("Q=50,subsample_mode=off"), name: "baseline.jpg", limits: limits
@@ -110,6 +126,11 @@ struct DecodeMemoryTests {
     let padded = Array(bytes[..<2]) + comment + comment + Array(bytes[2...])
     let limits = ImageLimits(maxDecodeMemory: 8 << 20)
     #expect(limits.decodeMemoryAllowed(fileSize: padded.count) == padded.count * 200)
+    // Refused at its own size, for all the same pixels.
+    #expect(limits.decodeMemoryAllowed(fileSize: bytes.count) == 8 << 20)
+    #expect(throws: VipsError.self) {
+      try VipsImage.decode(bytes: bytes, name: "flat.jpg", limits: limits) { _ in 8 }
+    }
     #expect(limits.decodeMemoryAllowed(fileSize: 1_000) == 8 << 20)
     let decoded = try VipsImage.decode(bytes: padded, name: "padded.jpg", limits: limits) { _ in 8 }
     #expect(decoded.image.width == 500 && decoded.image.height == 375)

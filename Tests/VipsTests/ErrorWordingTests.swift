@@ -435,6 +435,7 @@ struct ErrorWordingTests {
   /// (stuffed 0xFF bytes: runs of one bits longer than any code), its EOI kept.
   @Test func aCodeTheHuffmanTablesLackIsNamed() throws {
     var jpeg = try [UInt8](Data(contentsOf: URL(fileURLWithPath: Fixtures.photo("rocket.jpg"))))
+    try #require(jpeg.suffix(2) == [0xFF, 0xD9])
     let scan = try #require((0..<jpeg.count - 1).first { jpeg[$0] == 0xFF && jpeg[$0 + 1] == 0xDA })
     let data = scan + 2 + (Int(jpeg[scan + 2]) << 8 | Int(jpeg[scan + 3]))
     let middle = (data + jpeg.count - 2) / 2
@@ -442,7 +443,6 @@ struct ErrorWordingTests {
       jpeg[offset] = 0xFF
       jpeg[offset + 1] = 0x00
     }
-    #expect(jpeg.suffix(2) == [0xFF, 0xD9])
     expect(
       try write(jpeg, "huffman.jpg"), .damaged,
       "the JPEG's compressed data is damaged: it holds a code its Huffman tables do not define",
