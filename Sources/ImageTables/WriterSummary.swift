@@ -10,8 +10,8 @@ import Synchronization
 ///
 /// Header: magic `IMGSUMRY`, version, identity (the table's), generation, slot count,
 /// write order, live count, newest and oldest slot, and (at 64) a checksum of the
-/// header's first 64 bytes and every slot. A slot: sequence, id hash, list stamp, older
-/// and newer neighbour, phase.
+/// header's first 64 bytes, every slot and the shared file's lookup buckets as the writer
+/// left them. A slot: sequence, id hash, list stamp, older and newer neighbour, phase.
 ///
 /// It is trusted only when three stamps agree: the index header's generation (offset
 /// 40), bumped by every writer's open, its clean stamp (offset 48), set to that
@@ -19,11 +19,13 @@ import Synchronization
 /// writer's open before it changes anything, and the shared file's (offset 64), whose
 /// buckets the summary leaves as they are. A writer killed at any instant leaves the
 /// clean stamp cleared, so the next writer scans (and clears torn writes); a shared
-/// file made anew, files cut short, or a summary of other bytes (its checksum, its
-/// identity, generation or slot count) also mean a scan.
+/// file made anew, files cut short, a bucket changed since the clean close (damage: a
+/// writer trusting it would miss an entry it holds and write it a second time), or a
+/// summary of other bytes (its checksum, its identity, generation or slot count) also
+/// mean a scan.
 enum WriterSummary {
   static let magic: UInt64 = 0x5952_4D55_5347_4D49  // "IMGSUMRY"
-  static let version: UInt32 = 1
+  static let version: UInt32 = 2
   static let headerSize = 80
   static let slotSize = 40
   static let indexGenerationOffset = 40
@@ -82,7 +84,7 @@ extension TableState {
       buffer.field(16, as: UInt64.self) == files.identity,
       buffer.field(24, as: UInt64.self) == generation,
       buffer.field(32, as: UInt64.self) == UInt64(count),
-      checksum(buffer, length: length) == buffer.field(64, as: UInt64.self)
+      checksum(buffer, length: length, shared: files.shared) == buffer.field(64, as: UInt64.self)
     else { return nil }
     var state = TableState(files: files)
     state.writeOrder = buffer.field(40)
@@ -159,7 +161,7 @@ extension TableState {
       field.setField(28, live ? slot.newer : -1)
       field.setField(32, UInt64(live ? 1 : 0))
     }
-    buffer.setField(64, Self.checksum(buffer, length: length))
+    buffer.setField(64, Self.checksum(buffer, length: length, shared: files.shared))
     var generator = SystemRandomNumberGenerator()
     let temporary = path + ".new-\(String(generator.next() as UInt64, radix: 16))"
     let descriptor = open(
@@ -183,8 +185,15 @@ extension TableState {
       generation, ordering: .sequentiallyConsistent)
   }
 
-  private static func checksum(_ buffer: UnsafeMutableRawPointer, length: Int) -> UInt64 {
-    let header = Checksum.hash(UnsafeRawBufferPointer(start: buffer, count: 64))
+  /// The summary's checksum: its header's first 64 bytes and its slots, seeded with the
+  /// shared file's buckets (only a writer changes them, and it holds the lock here).
+  private static func checksum(
+    _ buffer: UnsafeMutableRawPointer, length: Int, shared: SharedFile
+  ) -> UInt64 {
+    let buckets = Checksum.hash(
+      UnsafeRawBufferPointer(start: UnsafeRawPointer(shared.buckets), count: shared.bucketCount * 8)
+    )
+    let header = Checksum.hash(UnsafeRawBufferPointer(start: buffer, count: 64), seed: buckets)
     return Checksum.hash(
       UnsafeRawBufferPointer(
         start: buffer + WriterSummary.headerSize, count: length - WriterSummary.headerSize),
