@@ -53,6 +53,15 @@ struct ErrorWordingTests {
     try Generated.file(name, bytes: bytes, in: Fixtures.temporaryFolder())
   }
 
+  /// Where the first `FF code` marker of `jpeg` starts.
+  private func marker(
+    in jpeg: [UInt8], _ code: UInt8, sourceLocation: SourceLocation = #_sourceLocation
+  ) throws -> Int {
+    try #require(
+      (0..<jpeg.count - 1).first { jpeg[$0] == 0xFF && jpeg[$0 + 1] == code },
+      sourceLocation: sourceLocation)
+  }
+
   /// `photo` saved by libvips as a `suffix` file with `options`.
   private func saved(_ photo: String, as suffix: String, options: String = "") throws -> [UInt8] {
     let path = try Fixtures.temporaryFolder().appendingPathComponent("saved." + suffix).path
@@ -307,8 +316,7 @@ struct ErrorWordingTests {
       precision, .unsupported,
       "the JPEG's sample precision is not 8 bits, the only one libjpeg here reads",
       libvips: "Unsupported JPEG data precision 7")
-    let table = try #require(
-      (0..<jpeg.count - 1).first { jpeg[$0] == 0xFF && jpeg[$0 + 1] == 0xC4 })
+    let table = try marker(in: jpeg, 0xC4)
     var huffman = jpeg
     huffman.replaceSubrange(table + 5..<table + 21, with: [UInt8](repeating: 0xFF, count: 16))
     let path = try write(huffman, "huffman.jpg")
@@ -321,8 +329,7 @@ struct ErrorWordingTests {
   /// libjpeg-turbo here (2.1) does not read.
   @Test func aJPEGOfAProcessLibjpegDoesNotReadIsNamed() throws {
     let jpeg = try [UInt8](Data(contentsOf: URL(fileURLWithPath: Fixtures.photo("hubble.jpg"))))
-    let frame = try #require(
-      (0..<jpeg.count - 1).first { jpeg[$0] == 0xFF && jpeg[$0 + 1] == 0xC0 })
+    let frame = try marker(in: jpeg, 0xC0)
     var lossless = jpeg
     lossless[frame + 1] = 0xC3
     expect(
@@ -335,15 +342,12 @@ struct ErrorWordingTests {
   /// quantisation table is missing, a scan of a component the frame lacks, marker 0x02.
   @Test func aJPEGsFrameScanAndUnknownMarkersAreNamed() throws {
     let jpeg = try [UInt8](Data(contentsOf: URL(fileURLWithPath: Fixtures.photo("hubble.jpg"))))
-    func marker(_ code: UInt8) throws -> Int {
-      try #require((0..<jpeg.count - 1).first { jpeg[$0] == 0xFF && jpeg[$0 + 1] == code })
-    }
     func changed(_ changes: [(Int, UInt8)], _ name: String) throws -> String {
       var bytes = jpeg
       for (offset, value) in changes { bytes[offset] = value }
       return try write(bytes, name)
     }
-    let frame = try marker(0xC0)
+    let frame = try marker(in: jpeg, 0xC0)
     expect(
       try changed([(frame + 5, 0), (frame + 6, 0)], "dnl.jpg"), .unsupported,
       "the JPEG gives its height as 0, to be set by a DNL marker after the image data, "
@@ -354,11 +358,11 @@ struct ErrorWordingTests {
       "the JPEG refers to a quantisation table it lacks",
       libvips: "VipsJpeg: Quantization table 0x03 was not defined")
     expect(
-      try changed([(try marker(0xDA) + 5, 0x77)], "component.jpg"), .damaged,
+      try changed([(try marker(in: jpeg, 0xDA) + 5, 0x77)], "component.jpg"), .damaged,
       "the JPEG's scan refers to a colour component its frame does not have",
       libvips: "VipsJpeg: Invalid component ID 119 in SOS")
     expect(
-      try changed([(try marker(0xDB) + 1, 0x02)], "marker.jpg"), .damaged,
+      try changed([(try marker(in: jpeg, 0xDB) + 1, 0x02)], "marker.jpg"), .damaged,
       "the JPEG holds a marker that JPEG does not have",
       libvips: "VipsJpeg: Unsupported marker type 0x02")
   }
@@ -367,10 +371,8 @@ struct ErrorWordingTests {
   /// whose spectral range runs backwards, and an arithmetic-coding table of index 64.
   @Test func aJPEGsProgressiveScanAndArithmeticTableAreNamed() throws {
     let jpeg = try [UInt8](Data(contentsOf: URL(fileURLWithPath: Fixtures.photo("hubble.jpg"))))
-    let frame = try #require(
-      (0..<jpeg.count - 1).first { jpeg[$0] == 0xFF && jpeg[$0 + 1] == 0xC0 })
-    let scan = try #require(
-      (0..<jpeg.count - 1).first { jpeg[$0] == 0xFF && jpeg[$0 + 1] == 0xDA })
+    let frame = try marker(in: jpeg, 0xC0)
+    let scan = try marker(in: jpeg, 0xDA)
     var progressive = jpeg
     progressive[frame + 1] = 0xC2
     let ranges = scan + 5 + 2 * Int(jpeg[scan + 4])
@@ -389,24 +391,21 @@ struct ErrorWordingTests {
 
   @Test func aJPEGsMarkersAndTablesAreNamed() throws {
     let jpeg = try [UInt8](Data(contentsOf: URL(fileURLWithPath: Fixtures.photo("hubble.jpg"))))
-    func marker(_ code: UInt8) throws -> Int {
-      try #require((0..<jpeg.count - 1).first { jpeg[$0] == 0xFF && jpeg[$0 + 1] == code })
-    }
     var length = jpeg
-    let quantisation = try marker(0xDB)
+    let quantisation = try marker(in: jpeg, 0xDB)
     length[quantisation + 2] = 0
     length[quantisation + 3] = 1
     expect(
       try write(length, "length.jpg"), .damaged, "a JPEG marker's length is damaged",
       libvips: "VipsJpeg: Bogus marker length")
-    let frame = try marker(0xC0)
+    let frame = try marker(in: jpeg, 0xC0)
     let frameLength = Int(jpeg[frame + 2]) << 8 | Int(jpeg[frame + 3])
     let noFrame = Array(jpeg[..<frame] + jpeg[(frame + 2 + frameLength)...])
     expect(
       try write(noFrame, "no-frame.jpg"), .damaged, "the JPEG's markers are out of order",
       libvips: "VipsJpeg: Invalid JPEG file structure: SOS before SOF")
     var table = jpeg
-    table[try marker(0xDA) + 6] = 0x33
+    table[try marker(in: jpeg, 0xDA) + 6] = 0x33
     expect(
       try write(table, "table.jpg"), .damaged, "the JPEG refers to a Huffman table it lacks",
       libvips: "VipsJpeg: Huffman table 0x03 was not defined")
@@ -417,7 +416,7 @@ struct ErrorWordingTests {
   /// MCUs, the middle RST marker's second byte made 0xEA.
   @Test func aMarkerWhereARestartBelongsIsNamed() throws {
     var jpeg = try saved("rocket.jpg", as: "jpg", options: "restart_interval=4")
-    let scan = try #require((0..<jpeg.count - 1).first { jpeg[$0] == 0xFF && jpeg[$0 + 1] == 0xDA })
+    let scan = try marker(in: jpeg, 0xDA)
     let restarts = (scan..<jpeg.count - 1).filter {
       jpeg[$0] == 0xFF && (0xD0...0xD7).contains(jpeg[$0 + 1])
     }
@@ -436,7 +435,7 @@ struct ErrorWordingTests {
   @Test func aCodeTheHuffmanTablesLackIsNamed() throws {
     var jpeg = try [UInt8](Data(contentsOf: URL(fileURLWithPath: Fixtures.photo("rocket.jpg"))))
     try #require(jpeg.suffix(2) == [0xFF, 0xD9])
-    let scan = try #require((0..<jpeg.count - 1).first { jpeg[$0] == 0xFF && jpeg[$0 + 1] == 0xDA })
+    let scan = try marker(in: jpeg, 0xDA)
     let data = scan + 2 + (Int(jpeg[scan + 2]) << 8 | Int(jpeg[scan + 3]))
     let middle = (data + jpeg.count - 2) / 2
     for offset in stride(from: middle, to: jpeg.count - 3, by: 2) {
