@@ -53,10 +53,18 @@ enum InputCheck {
   }
 
   /// The loader `find` names; when none does, the trusted modules are loaded (once) and
-  /// `find` asked again.
-  private static func findLoader(_ find: () -> UnsafePointer<CChar>?) -> UnsafePointer<CChar>? {
+  /// `find` asked again if modules came in since it was first asked: by this call, or by
+  /// another thread's while `find` ran (a HEIF refused as "no loader" because a second
+  /// photo's thread was loading the HEIF module, seen in a test of ten HEIFs at once).
+  /// `loads` and `loadModules` are ``ModuleLoading``'s, given otherwise by tests.
+  static func findLoader(
+    _ find: () -> UnsafePointer<CChar>?, loads: () -> Int = { ModuleLoading.loads },
+    loadModules: () -> Void = { ModuleLoading.loadTrustedModules() }
+  ) -> UnsafePointer<CChar>? {
+    let loadsBefore = loads()
     if let found = find() { return found }
-    guard ModuleLoading.loadTrustedModules() else { return nil }
+    loadModules()
+    guard loads() != loadsBefore else { return nil }
     _ = Vips.takeErrorMessage()
     return find()
   }

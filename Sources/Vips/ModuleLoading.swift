@@ -24,24 +24,38 @@ enum ModuleLoading {
     setenv("VIPSHOME", "/nonexistent/imagetool-loads-trusted-modules-itself", 1)
     let status = start()
     unsetenv("VIPSHOME")
-    if status == 0 { deferredFolder.withLock { $0 = modulesFolder() } }
+    if status == 0 { state.withLock { $0.deferredFolder = modulesFolder() } }
     return status
   }
 
-  /// The folder of the modules not loaded yet; nil once loaded (or if libvips loaded them).
-  private static let deferredFolder = Lock<String?>(nil)
+  /// The folder of the modules not loaded yet (nil once loaded, or if libvips loaded
+  /// them), and how many times this process loaded modules (0 or 1).
+  private struct State {
+    var deferredFolder: String?
+    var loads = 0
+  }
+  private static let state = Lock(State())
+
+  /// How many times modules were loaded into this process so far. A loader lookup that
+  /// failed when this was lower may succeed now: read it before the lookup, and after
+  /// ``loadTrustedModules()`` compare (another thread may have loaded them meanwhile, and
+  /// then this thread's own call loads nothing).
+  static var loads: Int { state.withLock { $0.loads } }
 
   /// Loads the trusted modules if they were deferred and are not loaded yet; returns
-  /// whether it loaded any (so that a lookup that failed is worth trying again).
+  /// whether this call loaded any. When it returns, any deferred modules are loaded
+  /// (a call made while another thread loads them waits for it).
+  @discardableResult
   static func loadTrustedModules() -> Bool {
-    deferredFolder.withLock { folder in
-      guard let path = folder else { return false }
-      folder = nil
+    state.withLock { state in
+      guard let path = state.deferredFolder else { return false }
+      state.deferredFolder = nil
       let names = (try? FileManager.default.contentsOfDirectory(atPath: path)) ?? []
       var loaded = false
       for name in names.sorted() where name.hasSuffix(".so") && !untrusted.contains(name) {
         loaded = load(path + "/" + name) || loaded
       }
+      if loaded { state.loads += 1 }
       return loaded
     }
   }
