@@ -8,7 +8,8 @@ import Vips
 /// `imgtool` launcher loads with `dlopen` and calls with its whole command line (`argv[0]`
 /// included), for every command it does not answer itself.
 ///
-/// It applies the batch memory policy, registers the built-in processors (`--plugin`
+/// It applies the batch memory policy, keeps libjxl's debug trace off standard error
+/// (``CodecDebugLines``), registers the built-in processors (`--plugin`
 /// libraries add theirs as the command line runs), runs the command and ends the
 /// process with its exit status: it never returns. The main thread serves the main
 /// actor meanwhile, as in a Swift executable (`imgtool browse` draws there).
@@ -25,6 +26,7 @@ public func imageToolEngineMain(
     } ?? ""
   }
   MemoryPolicy.applyForBatchWork()
+  CodecDebugLines.dropFromStandardError()
   let registry = ProcessorRegistry.withBuiltIns()
   Task {
     let status = await ImageTool(registry: registry).run(arguments)

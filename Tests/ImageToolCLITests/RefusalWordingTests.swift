@@ -108,6 +108,16 @@ struct RefusalWordingTests {
     try expectOneLineFromEveryCommand(heif.path, isReason: heif.isReason)
   }
 
+  /// A JPEG XL codestream libjxl refuses (a fuzzer's find): Debian's libjxl prints its
+  /// failure trace to C's stderr first, four lines of `./lib/jxl/...: JXL_FAILURE: ...`;
+  /// every command still says only our one line (``CodecDebugLines``).
+  @Test func aDamagedJPEGXLIsOneLineWithoutLibjxlsTrace() throws {
+    let path = Fixtures.folder.appendingPathComponent("corpora/fuzz/jxl-bad-frame-header.jxl")
+    try expectOneLineFromEveryCommand(path.path) {
+      $0.hasPrefix("the JPEG XL data is damaged: ") && !$0.contains("lib/jxl")
+    }
+  }
+
   /// Runs the real `imgtool`'s `info`, `info --check` and both applies on `path`: each
   /// exits 1 with one line on standard error, `imgtool: <path>: ` and a reason that
   /// `isReason` takes, and writes nothing.

@@ -262,4 +262,19 @@ void cvips_resample_choices(unsigned long *vector, unsigned long *scalar);
  * 0, or -1 for bad arguments or no memory. */
 int cvips_lanczos3_weight_tables(int points, double shrink, int cached, double *out);
 
+/* CodecDebugLines.c: drops libjxl's debug trace ("./lib/jxl/file.cc:12: ...") from what C
+ * code writes to `stderr`, passing every other byte on to file descriptor 2. For the
+ * command line only; installed once, later calls do nothing. */
+void cvips_drop_codec_debug_lines(void);
+/* The line filter itself, for tests: feeds `size` bytes and writes those to pass on to
+ * `out` (room for `size` + 16 bytes), returning their count. Starts zeroed. */
+enum { CODEC_DEBUG_UNDECIDED = 0, CODEC_DEBUG_PASSING = 1, CODEC_DEBUG_DROPPING = 2 };
+typedef struct {
+  int state;
+  size_t held_count;
+  char held[16];
+} CodecDebugFilter;
+size_t cvips_codec_debug_filter(CodecDebugFilter *filter, const char *data, size_t size,
+                                char *out);
+
 #endif
