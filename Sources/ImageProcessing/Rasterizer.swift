@@ -70,8 +70,8 @@ public struct Rasterizer: Sendable {
       let input = source.advanced(by: y * rowSamples).assumingMemoryBound(to: UInt8.self)
       let output = base.advanced(by: y * canvas.bytesPerRow)
       switch (style, channels) {
-      case (.bgra32, 4): Self.storePremultipliedBGRA(from: input, to: output, count: width)
-      case (.bgr32, 3): Self.storeBGRX(from: input, to: output, count: width)
+      case (.bgra32, 4): StylePixels.storePremultipliedBGRA(from: input, to: output, count: width)
+      case (.bgr32, 3): StylePixels.storeBGRX(from: input, to: output, count: width)
       case (.gray8, 1): output.copyMemory(from: input, byteCount: width)
       default:
         for x in 0..<width {
@@ -85,40 +85,6 @@ public struct Rasterizer: Sendable {
           style.store(pixel, at: output + x * style.bytesPerPixel)
         }
       }
-    }
-  }
-
-  /// RGBA to premultiplied BGRA, as ``PixelStyle/bgra32`` stores it (c x a / 255,
-  /// rounded), one 32-bit word per pixel.
-  @inline(__always)
-  static func storePremultipliedBGRA(
-    from input: UnsafePointer<UInt8>, to output: UnsafeMutableRawPointer, count: Int
-  ) {
-    for x in 0..<count {
-      let r = UInt32(input[4 * x])
-      let g = UInt32(input[4 * x + 1])
-      let b = UInt32(input[4 * x + 2])
-      let a = UInt32(input[4 * x + 3])
-      let pb = (b * a + 127) / 255
-      let pg = (g * a + 127) / 255
-      let pr = (r * a + 127) / 255
-      output.storeBytes(
-        of: (pb | pg << 8 | pr << 16 | a << 24).littleEndian, toByteOffset: 4 * x, as: UInt32.self)
-    }
-  }
-
-  /// RGB to BGR with the unused fourth byte 255, as ``PixelStyle/bgr32`` stores it.
-  @inline(__always)
-  static func storeBGRX(
-    from input: UnsafePointer<UInt8>, to output: UnsafeMutableRawPointer, count: Int
-  ) {
-    for x in 0..<count {
-      let r = UInt32(input[3 * x])
-      let g = UInt32(input[3 * x + 1])
-      let b = UInt32(input[3 * x + 2])
-      output.storeBytes(
-        of: (b | g << 8 | r << 16 | 0xFF00_0000).littleEndian, toByteOffset: 4 * x,
-        as: UInt32.self)
     }
   }
 

@@ -262,6 +262,12 @@ void cvips_resample_choices(unsigned long *vector, unsigned long *scalar);
  * 0, or -1 for bad arguments or no memory. */
 int cvips_lanczos3_weight_tables(int points, double shrink, int cached, double *out);
 
+/* StylePixels.c: a row of 8-bit RGBA as premultiplied BGRA ((c x a + 127) / 255), and a
+ * row of RGB as BGR with a fourth byte of 255; `count` pixels. */
+void cvips_store_premultiplied_bgra(const uint8_t *restrict rgba, uint8_t *restrict bgra,
+                                    int count);
+void cvips_store_bgrx(const uint8_t *restrict rgb, uint8_t *restrict bgrx, int count);
+
 /* CodecDebugLines.c: drops libjxl's debug trace ("./lib/jxl/file.cc:12: ...") from what C
  * code writes to `stderr`, passing every other byte on to file descriptor 2. For the
  * command line only; installed once, later calls do nothing. */
