@@ -9,12 +9,14 @@
  *
  * cvips_drop_codec_debug_lines swaps glibc's `stderr` (a plain variable in glibc, which
  * its manual says a program may set) for an unbuffered stream whose writes go through a
- * line filter to file descriptor 2. Only what C code writes through `stderr` passes the
- * filter: writes straight to the descriptor (the CLI's own lines, Swift's) never do. The
- * filter holds at most the first bytes of a line, until they show whether it is one of
- * libjxl's; stdio's lock on the stream serialises the writes, so one filter state is
- * enough. Installed once, by the command line only: a library has no business with its
- * host's stderr.
+ * line filter to file descriptor 2. What C code writes through `stderr` passes the filter
+ * (GLib's warnings, the Swift runtime's fatal-error messages, which it prints with fputs
+ * before it aborts); writes straight to the descriptor (the CLI's own lines, through
+ * FileHandle) do not. The filter holds at most the first ten bytes of a line, until they
+ * show whether it is one of libjxl's, and writes any it still holds when the process
+ * exits; stdio's lock on the stream serialises the writes, so one filter state is enough.
+ * Installed once, by the command line only: a library has no business with its host's
+ * stderr.
  */
 #define _GNU_SOURCE
 #include "CVipsShim.h"
@@ -22,6 +24,7 @@
 #include <errno.h>
 #include <pthread.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
@@ -70,23 +73,37 @@ size_t cvips_codec_debug_filter(CodecDebugFilter *filter, const char *data, size
 
 static CodecDebugFilter standard_error_filter;
 
+/* Writes all of `data` to fd 2; gives up on an error (nowhere to write: as stderr would,
+ * the bytes are dropped). */
+static void write_all(const char *data, size_t length) {
+  while (length > 0) {
+    const ssize_t n = write(STDERR_FILENO, data, length);
+    if (n < 0 && errno == EINTR) continue;
+    if (n <= 0) return;
+    data += n;
+    length -= (size_t)n;
+  }
+}
+
 static ssize_t write_filtered(void *cookie, const char *data, size_t size) {
   (void)cookie;
   char out[4096 + sizeof standard_error_filter.held];
   for (size_t done = 0; done < size;) {
     const size_t chunk = size - done < 4096 ? size - done : 4096;
-    size_t length = cvips_codec_debug_filter(&standard_error_filter, data + done, chunk, out);
-    const char *p = out;
-    while (length > 0) {
-      const ssize_t n = write(STDERR_FILENO, p, length);
-      if (n < 0 && errno == EINTR) continue;
-      if (n <= 0) return (ssize_t)size; /* nowhere to write: as stderr would, drop it */
-      p += n;
-      length -= (size_t)n;
-    }
+    write_all(out, cvips_codec_debug_filter(&standard_error_filter, data + done, chunk, out));
     done += chunk;
   }
   return (ssize_t)size;
+}
+
+/* At exit: the start of a line not yet judged (C code that wrote "lib" and no more) is
+ * written as it is, as an unfiltered stderr would have. */
+static void write_held_bytes(void) {
+  flockfile(stderr);
+  if (standard_error_filter.state == CODEC_DEBUG_UNDECIDED)
+    write_all(standard_error_filter.held, standard_error_filter.held_count);
+  standard_error_filter.held_count = 0;
+  funlockfile(stderr);
 }
 
 static void install(void) {
@@ -97,6 +114,7 @@ static void install(void) {
   setvbuf(filtered, NULL, _IONBF, 0);
   fflush(stderr);
   stderr = filtered;
+  atexit(write_held_bytes);
 }
 
 void cvips_drop_codec_debug_lines(void) {

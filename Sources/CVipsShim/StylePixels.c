@@ -7,7 +7,6 @@
 #include "CVipsShim.h"
 
 #include <stdint.h>
-#include <string.h>
 
 /* (c x a + 127) / 255 in 16 bits: with t = c x a + 127 (at most 65,152), t / 255 is
  * (t + 1 + (t >> 8)) >> 8 for every t below 65,535 (the tests check all 65,536 pairs). */

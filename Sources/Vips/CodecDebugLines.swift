@@ -8,8 +8,9 @@ import CVipsShim
 /// them with an internal `vfprintf` to C's `stderr`, so no function can be replaced to
 /// stop them. ``dropFromStandardError()`` puts a line filter on C's `stderr` that drops
 /// lines beginning with libjxl's source paths (`./lib/jxl/`, `lib/jxl/`) and passes
-/// every other byte on; writes straight to file descriptor 2 (Swift's, the command
-/// line's own) never go through it.
+/// every other byte on (GLib's warnings, the Swift runtime's fatal-error messages);
+/// writes straight to file descriptor 2 (the command line's own, through `FileHandle`)
+/// do not go through it.
 ///
 /// The command line installs it; a library leaves its host's standard error alone.
 public enum CodecDebugLines {

@@ -9,14 +9,13 @@ public enum StylePixels {
   public static func storePremultipliedBGRA(
     from rgba: UnsafePointer<UInt8>, to bgra: UnsafeMutableRawPointer, count: Int
   ) {
-    cvips_store_premultiplied_bgra(
-      rgba, bgra.assumingMemoryBound(to: UInt8.self), Int32(clamping: count))
+    cvips_store_premultiplied_bgra(rgba, bgra.assumingMemoryBound(to: UInt8.self), Int32(count))
   }
 
   /// `count` RGB pixels as BGR with a fourth byte of 255: the bytes of `PixelStyle.bgr32`.
   public static func storeBGRX(
     from rgb: UnsafePointer<UInt8>, to bgrx: UnsafeMutableRawPointer, count: Int
   ) {
-    cvips_store_bgrx(rgb, bgrx.assumingMemoryBound(to: UInt8.self), Int32(clamping: count))
+    cvips_store_bgrx(rgb, bgrx.assumingMemoryBound(to: UInt8.self), Int32(count))
   }
 }

@@ -2,9 +2,10 @@ import ImageTables
 import Testing
 import Vips
 
-/// The rasterizer's vector rows (``StylePixels``, in C) store the same bytes as
+/// The rasterizer's rows (``StylePixels``, in C) store the same bytes as
 /// ``PixelStyle/store(_:at:)`` does pixel by pixel: every colour level at every alpha,
-/// and rows of every length around the vector width, at odd addresses.
+/// and rows of several lengths (none at all too), written one byte past an aligned
+/// start and nowhere outside the row.
 @Suite struct StylePixelsTests {
   /// Every (level, alpha) pair once: red the level, green its complement, blue another.
   static let everyPair: [UInt8] = (0..<65_536).flatMap { index -> [UInt8] in
@@ -73,7 +74,7 @@ import Vips
   }
 
   @Test(arguments: [0, 1, 3, 7, 8, 9, 15, 16, 17, 31, 32, 33, 63, 65])
-  func rowsOfEveryLengthAroundTheVectorWidth(count: Int) {
+  func rowsOfSeveralLengthsWriteTheirPixelsOnly(count: Int) {
     let rgba = Array(Self.everyPair[(1000 * 4)..<((1000 + count) * 4)])
     let premultiplied = Self.firstDifference(
       Self.stored(rgba, channels: 4, StylePixels.storePremultipliedBGRA),

@@ -34,7 +34,9 @@ import Testing
   }
 
   /// Only the start of a line counts: a path mentioned later, an empty line, a line
-  /// without its end, text that is not UTF-8, all pass as they are.
+  /// without its end once it shows it is not libjxl's, and text beyond ASCII pass as they
+  /// are; a line's first bytes that may still be libjxl's are held (the command line
+  /// writes them at exit).
   @Test func onlyALineThatBeginsWithLibjxlsPathIsDropped() {
     #expect(
       CodecDebugLines.passedOn(["see ./lib/jxl/decode.cc:1: x\n"])
