@@ -8,7 +8,8 @@ import Testing
 /// or its HEIF is refused as "no loader recognises its contents" (seen: two of ten HEIFs
 /// checked at once in a fresh test process).
 @Suite struct LoaderLookupTests {
-  @Test func aLookupThatFailedWhileAnotherThreadLoadedTheModulesLooksAgain() {
+  @Test func aLookupThatFailedWhileAnotherThreadLoadedTheModulesLooksAgain() throws {
+    try Vips.start()  // a second lookup first clears libvips's error buffer
     "VipsForeignLoadHeifBuffer".withCString { heif in
       var loads = 0
       var lookups = 0
@@ -25,7 +26,8 @@ import Testing
     }
   }
 
-  @Test func modulesLoadedByThisLookupMeanALookAgain() {
+  @Test func modulesLoadedByThisLookupMeanALookAgain() throws {
+    try Vips.start()
     "VipsForeignLoadJxlBuffer".withCString { jxl in
       var loads = 0
       var lookups = 0
@@ -40,7 +42,8 @@ import Testing
 
   /// Bytes that are no image at all are looked up once when no module came in: no
   /// second sniff for every such file.
-  @Test func aLookupThatFailsWithNoNewModulesIsNotRepeated() {
+  @Test func aLookupThatFailsWithNoNewModulesIsNotRepeated() throws {
+    try Vips.start()
     var lookups = 0
     let found = InputCheck.findLoader(
       {
