@@ -48,7 +48,15 @@ let package = Package(
       pkgConfig: "libjpeg",
       providers: [.apt(["libjpeg62-turbo-dev"])]
     ),
-    .target(name: "CVipsShim", dependencies: ["CVips", "CLCMS2", "CJPEG"]),
+    // libwebp, which libvips decodes WebP with: the shim decodes a WebP that libvips
+    // computes in one strip of rows again, where libvips drops the loader's failure
+    // (Sources/CVipsShim/WebPCheck.c).
+    .systemLibrary(
+      name: "CWebP",
+      pkgConfig: "libwebp",
+      providers: [.apt(["libwebp-dev"])]
+    ),
+    .target(name: "CVipsShim", dependencies: ["CVips", "CLCMS2", "CJPEG", "CWebP"]),
     // A mutex ThreadSanitizer sees (pthread), for every lock of the library.
     .target(name: "Locking"),
     // libcurl, for the HTTP(S) client of URL sources (WebLoading).

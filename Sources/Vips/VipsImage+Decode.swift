@@ -82,6 +82,21 @@ extension VipsImage {
       throw error.classified(
         truncated: TruncationCheck.isTruncated(bytes: bytes), operation: "load")
     }
+    // libvips drops a WebP loader's failure when the decode is one strip of rows (its
+    // pixels left black): libwebp decodes such a file again (WebPCheck.c).
+    if header.loader == "webpload",
+      bytes.withUnsafeBufferPointer({
+        cvips_webp_decodes_whole($0.baseAddress, $0.count, Int32(factor))
+      }) == 0
+    {
+      // libvips's dropped message stays in its one buffer: clearing it could take away
+      // the reason of a decode failing on another thread now.
+      let message = "webp2vips: unable to read pixels"
+      guard let entry = LibvipsMessage.entry(for: message) else {
+        throw .operationFailed(operation: "load", source: name, message: message)
+      }
+      throw .badInput(source: name, kind: entry.kind, words: entry.words, message: message)
+    }
     // libvips put the text of the decode's warnings in its one error buffer: left there,
     // the next failure on any thread would be read with them (and called truncated).
     if TruncationCheck.decodeWarned(warnings) { Vips.clearErrors() }

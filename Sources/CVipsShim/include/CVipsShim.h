@@ -262,6 +262,11 @@ void cvips_resample_choices(unsigned long *vector, unsigned long *scalar);
  * 0, or -1 for bad arguments or no memory. */
 int cvips_lanczos3_weight_tables(int points, double shrink, int cached, double *out);
 
+/* WebPCheck.c: 0 when libwebp fails to decode a (not animated) WebP whose decode shrunk
+ * on load by `factor` is one strip of rows or fewer, which libvips would return black
+ * instead of failing; 1 otherwise (taller decodes are not checked: libvips fails them). */
+int cvips_webp_decodes_whole(const uint8_t *data, size_t size, int factor);
+
 /* StylePixels.c: a row of 8-bit RGBA as premultiplied BGRA ((c x a + 127) / 255), and a
  * row of RGB as BGR with a fourth byte of 255; `count` pixels. */
 void cvips_store_premultiplied_bgra(const uint8_t *restrict rgba, uint8_t *restrict bgra,
