@@ -1,5 +1,7 @@
 #include "CCurlShim.h"
 
+#include <sys/socket.h>
+
 #include <pthread.h>
 
 static pthread_once_t global_init_once = PTHREAD_ONCE_INIT;
@@ -51,4 +53,19 @@ CURLcode ccurl_easy_getinfo_string(CURL *handle, CURLINFO info, const char **val
 
 CURLMcode ccurl_multi_setopt_long(CURLM *multi, CURLMoption option, long value) {
   return curl_multi_setopt(multi, option, value);
+}
+
+/* Sockets made close-on-exec when they are made (SOCK_CLOEXEC): libcurl 7.88 makes them
+ * without, so a child process started while a transfer is open (a test's imgtool, an
+ * app's helper) inherited the connection and held it open after the transfer was
+ * cancelled and closed here (a server saw no close for 100 s). */
+static curl_socket_t open_close_on_exec(void *data, curlsocktype purpose,
+                                        struct curl_sockaddr *address) {
+  (void)data;
+  (void)purpose;
+  return socket(address->family, address->socktype | SOCK_CLOEXEC, address->protocol);
+}
+
+CURLcode ccurl_easy_open_sockets_close_on_exec(CURL *handle) {
+  return curl_easy_setopt(handle, CURLOPT_OPENSOCKETFUNCTION, open_close_on_exec);
 }

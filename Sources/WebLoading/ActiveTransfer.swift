@@ -50,6 +50,8 @@ final class ActiveTransfer {
     // No signals from libcurl's resolver in a multi-threaded process.
     set(ccurl_easy_setopt_long(easy, CURLOPT_NOSIGNAL, 1))
     set(ccurl_easy_setopt_long(easy, CURLOPT_TCP_KEEPALIVE, 1))
+    // No child process may inherit a connection and hold it open after it is closed here.
+    set(ccurl_easy_open_sockets_close_on_exec(easy))
     set(
       ccurl_easy_setopt_long(
         easy, CURLOPT_CONNECTTIMEOUT_MS, limits.connectTimeout.curlMilliseconds))

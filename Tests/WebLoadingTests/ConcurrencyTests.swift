@@ -118,6 +118,40 @@ import WebLoading
     }
   }
 
+  /// A child process started while a transfer is open does not inherit its connection:
+  /// cancelled, the transfer's connection closes at the server at once, though the child
+  /// lives on. libcurl 7.88 makes its sockets without close-on-exec; a CI run, its other
+  /// tests starting children meanwhile, saw the cancelled connection stay open for 100 s.
+  @Test func aChildStartedDuringATransferDoesNotHoldItsConnection() async throws {
+    try await withTaskExecutorPreference(TestExecutor.shared) {
+      let photo = try Fixtures.bytes("hubble.jpg")
+      let server = try HoldingServer(body: photo)
+      defer { server.stop() }
+      let client = HTTPClient(
+        limits: HTTPLimits(idleTimeout: Self.patience, requestTimeout: Self.patience, retries: 0))
+      let url = server.url("held.jpg")
+      let download = Task(executorPreference: TestExecutor.shared) {
+        await failure { () async throws(HTTPError) in
+          try await client.get(url)
+        }
+      }
+      #expect(try await Self.wait(server) { $0.held == 1 })
+      // posix_spawn with no file actions: the child gets every descriptor not marked
+      // close-on-exec, and outlives the server's wait below (100 s).
+      var child: pid_t = 0
+      let argv: [UnsafeMutablePointer<CChar>?] = [strdup("/bin/sleep"), strdup("300"), nil]
+      defer { argv.forEach { free($0) } }
+      #expect(posix_spawn(&child, "/bin/sleep", nil, nil, argv, environ) == 0)
+      defer {
+        kill(child, SIGKILL)
+        waitpid(child, nil, 0)
+      }
+      download.cancel()
+      #expect(await download.value == .cancelled(url: url.absoluteString))
+      #expect(try await Self.wait(server) { $0.closedByClient == 1 }, "\(server.current)")
+    }
+  }
+
   @Test func aTaskCancelledBeforeItsTurnNeverReachesTheServer() async throws {
     try await withTaskExecutorPreference(TestExecutor.shared) {
       let photo = try Fixtures.bytes("coffee.png")

@@ -27,4 +27,8 @@ CURLcode ccurl_easy_getinfo_string(CURL *handle, CURLINFO info, const char **val
 
 CURLMcode ccurl_multi_setopt_long(CURLM *multi, CURLMoption option, long value);
 
+/* Makes the handle's sockets close-on-exec from their creation (SOCK_CLOEXEC), so that
+ * no child process inherits a connection. */
+CURLcode ccurl_easy_open_sockets_close_on_exec(CURL *handle);
+
 #endif
