@@ -188,6 +188,12 @@ public enum VipsError: Error, Sendable, Equatable, CustomStringConvertible {
       return .badInput(
         source: source, kind: finding.kind, words: finding.words, message: message)
     }
+    return worded(message, operation: operation, source: source)
+  }
+
+  /// libvips's `message` about `source`, in our words where they say more: a truncation,
+  /// or a row of ``LibvipsMessage``'s table; else the operation's failure as it is.
+  static func worded(_ message: String, operation: String, source: String) -> VipsError {
     let lowered = message.lowercased()
     if truncationWords.contains(where: lowered.contains) {
       return .truncated(source: source, message: message)

@@ -91,11 +91,7 @@ extension VipsImage {
     {
       // libvips's dropped message stays in its one buffer: clearing it could take away
       // the reason of a decode failing on another thread now.
-      let message = "webp2vips: unable to read pixels"
-      guard let entry = LibvipsMessage.entry(for: message) else {
-        throw .operationFailed(operation: "load", source: name, message: message)
-      }
-      throw .badInput(source: name, kind: entry.kind, words: entry.words, message: message)
+      throw .worded("webp2vips: unable to read pixels", operation: "load", source: name)
     }
     // libvips put the text of the decode's warnings in its one error buffer: left there,
     // the next failure on any thread would be read with them (and called truncated).
