@@ -125,7 +125,12 @@ final class TableFiles: @unchecked Sendable {
     // The slot's words in other arrays are read after the record's checks, and the
     // first read of each in a large table is a cache miss: loaded now, they miss beside
     // the record's miss instead of one after another (values unused; nothing is trusted).
-    if pin { _ = pins?[slot].load(ordering: .relaxed) }
+    if pin {
+      _ = pins?[slot].load(ordering: .relaxed)
+      // The caller of a hit reads the pixels next: their first line is asked for now,
+      // beside the record's miss, not after it (a prefetch never faults).
+      mapping_guard_prefetch(pixels(slot))
+    }
     _ = verified[slot].load(ordering: .relaxed)
     _ = shared.stamps[slot].load(ordering: .relaxed)
     let before = sequence.pointee.load(ordering: .acquiring)
@@ -181,12 +186,15 @@ final class TableFiles: @unchecked Sendable {
         entityID: entityID, sourceVersion: sourceVersion)
     }
     // An entry checked at an earlier serve is served again without reading its pixels,
-    // but another process may have cut the file since: its last byte is read (a page
-    // cut away faults and is replaced by zeros, see CMappingGuard), and if any fault
-    // happened meanwhile in this process its pixels are checked again.
+    // but another process may have cut the file since. A cut takes the file's end with
+    // it, so the last byte of the slots last looked at (this slot's, if it is past them)
+    // is read: one line that every hit reads, not a miss of its own. A page cut away
+    // faults and is replaced by zeros (see CMappingGuard), and if any fault happened
+    // meanwhile in this process the entry's pixels are checked again.
     if pin, checked == before {
       let faults = mapping_guard_total_faults()
-      _ = mapping_guard_touch(pixels(slot) + layout.bytesPerRow * height - 1)
+      let end = max(slot + 1, checkedSlots.load(ordering: .relaxed))
+      _ = mapping_guard_touch(pixels(end - 1) + layout.entryStride - 1)
       if mapping_guard_total_faults() != faults { checked = 0 }
     }
     // An up-to-date check (no pin) reads the record only; the first serve of the entry
