@@ -586,6 +586,16 @@ public final class ImageTable: @unchecked Sendable {
     return (records, damaged)
   }
 
+  /// ``TableFiles/bucketProblems(_:)`` for a reader, when no writer runs (a writer
+  /// changes the buckets as it commits and evicts; its open checks them).
+  private func bucketProblems(_ files: TableFiles, records: [(slot: Int, record: IndexRecord)])
+    -> [VerificationReport.Problem]
+  {
+    guard options.readOnly, !writerIsRunning() else { return [] }
+    return files.bucketProblems(
+      records.map { .init(slot: $0.slot, idHash: $0.record.idHash, entityID: $0.record.entityID) })
+  }
+
   /// Every entry served now, least recently used first (for a read-only table: in the
   /// order they were written). A reader names each record `verify` calls damaged (once
   /// per record and instance, as a hit of it would): a committed record that fails its
@@ -614,6 +624,12 @@ public final class ImageTable: @unchecked Sendable {
           events.append(
             .corruptEntry(
               format: format.name, slot: damage.slot, entityID: nil, reason: damage.reason))
+        }
+        for problem in bucketProblems(files, records: found.records) {
+          events.append(
+            .corruptEntry(
+              format: format.name, slot: problem.slot, entityID: problem.entityID,
+              reason: problem.reason))
         }
         return found.records
           .sorted { $0.record.writeOrder < $1.record.writeOrder }
@@ -703,6 +719,16 @@ public final class ImageTable: @unchecked Sendable {
         }
       }
       report.checked += state.openProblems.count + (lengthProblem == nil ? 0 : 1)
+      if options.readOnly {
+        let found = Self.committedRecords(files, count: count)
+        for problem in bucketProblems(files, records: found.records) {
+          report.corrupt.append(problem)
+          events.append(
+            .corruptEntry(
+              format: format.name, slot: problem.slot, entityID: problem.entityID,
+              reason: problem.reason))
+        }
+      }
       return report
     }
     events.forEach(options.report)

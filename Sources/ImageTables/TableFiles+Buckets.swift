@@ -1,0 +1,84 @@
+extension TableFiles {
+  /// A committed record as the lookup buckets must find it.
+  struct CommittedEntry {
+    var slot: Int
+    var idHash: UInt64
+    var entityID: String
+  }
+
+  /// What is wrong with the lookup buckets of the shared file against the committed
+  /// records `entries`, or nothing. A hit finds an entry by its id hash: from the hash's
+  /// home bucket onwards, up to the first empty bucket, a bucket holding the hash's tag
+  /// and the slot. So each bucket must name a slot holding a committed record of its tag,
+  /// no slot may be named twice, no empty bucket may lie between a bucket and its home,
+  /// and every committed record must be named. A bucket that breaks this was damaged
+  /// (the writer keeps it so under its lock): a hit may miss an entry the table holds,
+  /// or probe past one. The next writer's open finds the damage and makes the buckets
+  /// again from the records.
+  ///
+  /// Only meaningful while no writer changes the buckets (a reader checks with no writer
+  /// running). One pass over the buckets, one over the records.
+  func bucketProblems(_ entries: [CommittedEntry]) -> [VerificationReport.Problem] {
+    // Per slot: the committed record's index in `entries`, or -1.
+    var entryAt = [Int](repeating: -1, count: capacity)
+    for (number, entry) in entries.enumerated() where entry.slot < capacity {
+      entryAt[entry.slot] = number
+    }
+    var named = [Bool](repeating: false, count: capacity)
+    var problems: [VerificationReport.Problem] = []
+    let tail =
+      "the lookup buckets of \(shared.file.path) are damaged; the next render makes them again"
+    for bucket in 0..<shared.bucketCount {
+      let value = shared.buckets[bucket].load(ordering: .acquiring)
+      if value == 0 { continue }
+      let slot = Int(value & 0xFFFF_FFFF) - 1
+      guard (0..<capacity).contains(slot) else {
+        problems.append(
+          .init(
+            slot: slot, entityID: nil,
+            reason: "lookup bucket \(bucket) names slot \(slot), outside the table's "
+              + "\(capacity) slots: \(tail)"))
+        continue
+      }
+      let number = entryAt[slot]
+      let entry = number >= 0 ? entries[number] : nil
+      let reason: String?
+      if let entry, SharedFile.tag(entry.idHash) == SharedFile.tag(value) {
+        if named[slot] {
+          reason = "a second lookup bucket (\(bucket)) names it"
+        } else if !reaches(bucket, from: Int(truncatingIfNeeded: entry.idHash) & shared.bucketMask)
+        {
+          reason =
+            "its lookup bucket (\(bucket)) lies past an empty bucket, so a hit cannot find it"
+        } else {
+          reason = nil
+        }
+        named[slot] = true
+      } else if entry != nil {
+        reason = "lookup bucket \(bucket) names it with another id's hash"
+      } else {
+        reason = "lookup bucket \(bucket) names it, but it holds no entry"
+      }
+      if let reason {
+        problems.append(.init(slot: slot, entityID: entry?.entityID, reason: "\(reason): \(tail)"))
+      }
+    }
+    for entry in entries where entry.slot < capacity && !named[entry.slot] {
+      problems.append(
+        .init(
+          slot: entry.slot, entityID: entry.entityID,
+          reason: "no lookup bucket names it, so a hit cannot find it: \(tail)"))
+    }
+    return problems
+  }
+
+  /// Whether a probe from bucket `home` gets to `bucket` before an empty bucket.
+  private func reaches(_ bucket: Int, from home: Int) -> Bool {
+    var probe = home
+    while probe != bucket {
+      if shared.buckets[probe].load(ordering: .acquiring) == 0 { return false }
+      probe = (probe + 1) & shared.bucketMask
+    }
+    return true
+  }
+}

@@ -1,0 +1,151 @@
+import Foundation
+import Testing
+
+@testable import ImageTables
+
+/// A reader's `verify` and listing check the shared file's lookup buckets against the
+/// committed records: found by Scripts/damage-sweep, a damaged bucket made `merge`
+/// refuse a cache and a hit miss an entry while `verify` called the cache clean.
+@Suite("Lookup bucket checks")
+struct BucketCheckTests {
+  static let format = makeFormat(width: 6, height: 6, maximumCount: 16)
+
+  /// A table of `count` entries `p0`... closed cleanly, and its buckets' offset and
+  /// count in the shared file.
+  private func makeTable(_ folder: URL, count: Int = 8) throws -> (shared: String, buckets: [Int]) {
+    let writer = try ImageTable(format: Self.format, directory: folder)
+    for number in 0..<count { try writeEntry(writer, "p\(number)") }
+    let shared = writer.sharedPath
+    writer.close()
+    let geometry = SharedFile.Geometry(
+      capacity: Self.format.maximumCount, readerCount: SharedFile.defaultReaderCount)
+    return (shared, (0..<geometry.bucketCount).map { geometry.bucketsOffset + $0 * 8 })
+  }
+
+  private func reader(_ folder: URL, log: EventLog = EventLog()) throws -> ImageTable {
+    try ImageTable(
+      format: Self.format, directory: folder, options: .init(readOnly: true, report: log.report))
+  }
+
+  /// Changes the bucket words of the shared file with `change` (offset, its 8 bytes).
+  private func damage(
+    _ shared: String, _ buckets: [Int], _ change: (inout [UInt8], [Int]) -> Void
+  ) throws {
+    var bytes = try [UInt8](Data(contentsOf: URL(fileURLWithPath: shared)))
+    let used = buckets.filter { offset in bytes[offset..<(offset + 8)].contains { $0 != 0 } }
+    change(&bytes, used)
+    try Data(bytes).write(to: URL(fileURLWithPath: shared))
+  }
+
+  private func word(_ bytes: [UInt8], _ offset: Int) -> UInt64 {
+    bytes[offset..<(offset + 8)].reversed().reduce(0) { $0 << 8 | UInt64($1) }
+  }
+
+  private func setWord(_ bytes: inout [UInt8], _ offset: Int, _ value: UInt64) {
+    for byte in 0..<8 { bytes[offset + byte] = UInt8(truncatingIfNeeded: value >> (8 * byte)) }
+  }
+
+  @Test func aTableKeptByItsWriterHasNoBucketProblem() throws {
+    let folder = try Folder.make()
+    let writer = try ImageTable(format: Self.format, directory: folder)
+    // Writes, rewrites, deletes and evictions: each moves buckets.
+    for number in 0..<40 { try writeEntry(writer, "p\(number % 23)", "v\(number / 23)") }
+    let written = writer.entries().map(\.entityID)
+    #expect(written.count == 16)  // full: the oldest were evicted
+    #expect(writer.delete(entityID: written[3]))
+    #expect(writer.delete(entityID: written[10]))
+    writer.close()
+    let log = EventLog()
+    let table = try reader(folder, log: log)
+    #expect(table.stats.entries == 14)
+    #expect(table.verify().corrupt == [])
+    #expect(table.entries().count == 14)
+    #expect(log.all.isEmpty, "\(log.all)")
+  }
+
+  @Test func anEmptiedBucketNamesTheEntryAHitCannotFind() throws {
+    let folder = try Folder.make()
+    let (shared, buckets) = try makeTable(folder)
+    let before = try reader(folder)
+    let slots = Dictionary(uniqueKeysWithValues: before.entries().map { ($0.entityID, $0.slot) })
+    before.close()
+    var lost = -1
+    try damage(shared, buckets) { bytes, used in
+      lost = Int(word(bytes, used[0]) & 0xFFFF_FFFF) - 1
+      setWord(&bytes, used[0], 0)
+    }
+    let id = try #require(slots.first { $0.value == lost }?.key)
+    let log = EventLog()
+    let table = try reader(folder, log: log)
+    // What the damage does: the entry is there, and a hit misses it.
+    #expect(table.bitmap(entityID: id, sourceVersion: "v1") == nil)
+    let problems = table.verify().corrupt
+    let problem = try #require(problems.first { $0.slot == lost })
+    #expect(problem.entityID == id)
+    #expect(
+      problem.reason
+        == "no lookup bucket names it, so a hit cannot find it: the lookup buckets of "
+        + "\(shared) are damaged; the next render makes them again")
+    // The listing names it too (so `inspect`, `merge` and an up-to-date check hear it).
+    #expect(table.entries().count == 8)
+    #expect(
+      log.all.contains {
+        if case .corruptEntry(_, lost, id, let reason) = $0 {
+          return reason.hasPrefix("no lookup bucket names it")
+        }
+        return false
+      }, "\(log.all)")
+    table.close()
+
+    // A writer's open makes the buckets again: clean, and every entry found.
+    try ImageTable(format: Self.format, directory: folder).close()
+    let healed = try reader(folder)
+    #expect(healed.verify().corrupt == [])
+    for number in 0..<8 {
+      let bitmap = try #require(healed.bitmap(entityID: "p\(number)", sourceVersion: "v1"))
+      #expect(holdsExpectedPixels(bitmap))
+    }
+  }
+
+  @Test func bucketsNamingWrongSlotsAreEachNamed() throws {
+    let folder = try Folder.make()
+    let (shared, buckets) = try makeTable(folder)
+    let empty = try #require(
+      buckets.first { offset in
+        let bytes = try! [UInt8](Data(contentsOf: URL(fileURLWithPath: shared)))
+        return word(bytes, offset) == 0
+      })
+    var named: (vacant: Int, other: Int, twice: Int, outside: Int) = (0, 0, 0, 0)
+    try damage(shared, buckets) { bytes, used in
+      // used[0] names slot 12, which holds no entry (8 entries fill slots 0...7).
+      let first = word(bytes, used[0])
+      setWord(&bytes, used[0], first & 0xFFFF_FFFF_0000_0000 | 13)
+      named.vacant = 12
+      // used[1] names the slot of used[2] with used[1]'s tag: another id's hash.
+      let second = word(bytes, used[1])
+      let third = word(bytes, used[2])
+      setWord(&bytes, used[1], second & 0xFFFF_FFFF_0000_0000 | third & 0xFFFF_FFFF)
+      named.other = Int(third & 0xFFFF_FFFF) - 1
+      // used[3] copied into an empty bucket: its slot named twice.
+      let fourth = word(bytes, used[3])
+      setWord(&bytes, empty, fourth)
+      named.twice = Int(fourth & 0xFFFF_FFFF) - 1
+      // used[4] names slot 999, outside the table's 16.
+      setWord(&bytes, used[4], word(bytes, used[4]) & 0xFFFF_FFFF_0000_0000 | 1000)
+      named.outside = 999
+    }
+    let problems = try reader(folder).verify().corrupt
+    func reason(_ slot: Int, _ start: String) -> Bool {
+      problems.contains { $0.slot == slot && $0.reason.contains(start) }
+    }
+    #expect(reason(named.vacant, "names it, but it holds no entry"), "\(problems)")
+    #expect(reason(named.other, "names it with another id's hash"), "\(problems)")
+    #expect(reason(named.twice, "a second lookup bucket"), "\(problems)")
+    #expect(reason(named.outside, "names slot 999, outside the table's 16 slots"), "\(problems)")
+    // The entries whose buckets were overwritten (used[0], used[1], used[4]) are unnamed.
+    #expect(problems.filter { $0.reason.hasPrefix("no lookup bucket names it") }.count == 3)
+
+    try ImageTable(format: Self.format, directory: folder).close()
+    #expect(try reader(folder).verify().corrupt == [])
+  }
+}
