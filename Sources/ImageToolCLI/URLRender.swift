@@ -113,7 +113,10 @@ struct URLRender: Sendable {
     case .changed(let entity, let downloaded):
       let missing = force ? formats : formats.filter { !cache.contains(entity, format: $0) }
       do {
-        let written = try await cache.fill(entity, family: family, only: Set(missing), force: force)
+        // Its entries are not read back (as a file photo's): a look-up would read and
+        // check every pixel just written, and map its pages again.
+        let written = try await cache.fillWithoutReading(
+          entity, family: family, only: Set(missing), force: force)
         return RenderCommand.Outcome(written: written.count, downloaded: downloaded)
       } catch {
         answers.withLock { $0[input.entityID] = answer }
