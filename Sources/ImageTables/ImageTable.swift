@@ -168,14 +168,18 @@ public final class ImageTable: @unchecked Sendable {
     if !options.readOnly {
       // A writer that closed cleanly left its memory in the summary; else (a crash, a
       // summary of other files) every record is scanned, torn writes cleared.
-      if let generation = WriterSummary.beginSession(files),
+      let generation = WriterSummary.beginSession(files)
+      if let generation,
         let summary = TableState.loadSummary(
           path: WriterSummary.path(indexPath: indexPath), files: files, generation: generation)
       {
         initial = summary
         fromSummary = true
       } else {
-        initial.scan(format: format, hash: hashEntityID, events: &events)
+        // After a clean close, with the same shared file, the buckets held exactly the
+        // committed records: any difference now is damage, named as it is rebuilt.
+        initial.scan(
+          format: format, hash: hashEntityID, checkingBuckets: generation != nil, events: &events)
       }
     } else {
       // A reader names files cut short at once (their entries are misses); the writer's
@@ -593,7 +597,8 @@ public final class ImageTable: @unchecked Sendable {
   {
     guard options.readOnly, !writerIsRunning() else { return [] }
     return files.bucketProblems(
-      records.map { .init(slot: $0.slot, idHash: $0.record.idHash, entityID: $0.record.entityID) })
+      records.map { .init(slot: $0.slot, idHash: $0.record.idHash, entityID: $0.record.entityID) }
+    ).map { $0.reported(sharedPath: files.shared.file.path) }
   }
 
   /// Every entry served now, least recently used first (for a read-only table: in the

@@ -15,6 +15,10 @@ public enum ImageTableEvent: Sendable, Equatable, CustomStringConvertible {
   case indexRebuilt(format: String, reason: String)
   /// An entry failed verification (torn write, flipped bytes, truncated file) and is a miss.
   case corruptEntry(format: String, slot: Int, entityID: String?, reason: String)
+  /// A writer's open found the shared file's lookup buckets damaged since the last
+  /// writer closed cleanly (`problems`: what each wrong bucket did, as `verify` names
+  /// it) and made them again from the index: no entry was lost.
+  case lookupBucketsRebuilt(format: String, problems: [String])
 
   public var description: String {
     switch self {
@@ -31,6 +35,9 @@ public enum ImageTableEvent: Sendable, Equatable, CustomStringConvertible {
       "table '\(format)' could not be read (\(reason)); recreated empty"
     case .indexRebuilt(let format, let reason):
       "table '\(format)': index \(reason); its entries are misses"
+    case .lookupBucketsRebuilt(let format, let problems):
+      "table '\(format)': its lookup buckets were damaged (\(problems.joined(separator: "; ")));"
+        + " made again from the index, no entry lost"
     case .corruptEntry(let format, let slot, let entityID, let reason):
       "table '\(format)': entry \(slot)\(entityID.map { " ('\($0)')" } ?? "") is corrupt "
         + "(\(reason)); served as a miss"

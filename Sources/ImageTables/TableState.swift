@@ -59,8 +59,13 @@ struct TableState {
   /// Builds the writer's memory and the shared buckets from the records on disk. Torn
   /// or damaged records are reported and marked removed; of two records for one id (a
   /// crash between committing a replacement and removing the old one) the newer wins.
+  ///
+  /// With `checkingBuckets` (the last writer closed cleanly), the lookup buckets as
+  /// found are checked against the records kept before they are made again, and any
+  /// damage is reported.
   mutating func scan(
-    format: ImageFormat, hash: (String) -> UInt64, events: inout [ImageTableEvent]
+    format: ImageFormat, hash: (String) -> UInt64, checkingBuckets: Bool = false,
+    events: inout [ImageTableEvent]
   ) {
     noteCutShortFiles(format: format, events: &events)
     let count = files.slotCount()
@@ -110,6 +115,19 @@ struct TableState {
       homeHashes[slot] = record.idHash
       found.append((record.writeOrder, slot))
       writeOrder = max(writeOrder, record.writeOrder)
+    }
+    if checkingBuckets {
+      let problems = files.bucketProblems(
+        byID.map { .init(slot: $0.value, idHash: slots[$0.value].idHash, entityID: $0.key) })
+      if !problems.isEmpty {
+        events.append(
+          .lookupBucketsRebuilt(
+            format: format.name,
+            problems: problems.map { problem in
+              "slot \(problem.slot)\(problem.entityID.map { " ('\($0)')" } ?? ""): "
+                + problem.finding
+            }))
+      }
     }
     // Least recently used order across a reopen: the order entries were written.
     files.shared.clearBuckets()

@@ -105,7 +105,11 @@ extension TableState {
       let newer: Int32 = field.field(28)
       let phaseCode: UInt64 = field.field(32)
       let sequence: UInt64 = field.field(0)
-      guard range.contains(older), range.contains(newer), phaseCode <= 1 else { return nil }
+      guard range.contains(older), range.contains(newer), phaseCode <= 1,
+        // The index as the summary left it: a record changed since (damaged, or made to
+        // look mid-write) means a scan, which names and clears it.
+        files.sequence(slot).pointee.load(ordering: .acquiring) == sequence
+      else { return nil }
       let idHash: UInt64 = field.field(8)
       state.slots[slot] = Slot(
         phase: phaseCode == 1 ? .live : .free, idHash: idHash, older: older, newer: newer,

@@ -97,8 +97,19 @@ struct BucketCheckTests {
       }, "\(log.all)")
     table.close()
 
-    // A writer's open makes the buckets again: clean, and every entry found.
-    try ImageTable(format: Self.format, directory: folder).close()
+    // A writer's open makes the buckets again, and says so: clean, every entry found.
+    let writerLog = EventLog()
+    try ImageTable(
+      format: Self.format, directory: folder, options: .init(report: writerLog.report)
+    ).close()
+    let rebuilt = writerLog.all.compactMap { event -> [String]? in
+      if case .lookupBucketsRebuilt("thumb", let problems) = event { return problems }
+      return nil
+    }
+    #expect(
+      rebuilt.first?.contains(
+        "slot \(lost) ('\(id)'): no lookup bucket names it, so a hit cannot find it")
+        == true, "\(writerLog.all)")
     let healed = try reader(folder)
     #expect(healed.verify().corrupt == [])
     for number in 0..<8 {
@@ -147,5 +158,19 @@ struct BucketCheckTests {
 
     try ImageTable(format: Self.format, directory: folder).close()
     #expect(try reader(folder).verify().corrupt == [])
+  }
+
+  @Test func aWritersScanOfIntactBucketsReportsNothing() throws {
+    let folder = try Folder.make()
+    _ = try makeTable(folder)
+    // No summary: the writer scans, and checks the buckets a clean close left.
+    unlink(folder.appendingPathComponent("thumb.summary").path)
+    let log = EventLog()
+    let writer = try ImageTable(
+      format: Self.format, directory: folder, options: .init(report: log.report))
+    #expect(!writer.openedFromSummary)
+    #expect(writer.stats.entries == 8)
+    writer.close()
+    #expect(log.all.isEmpty, "\(log.all)")
   }
 }

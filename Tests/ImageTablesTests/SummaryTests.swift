@@ -94,6 +94,39 @@ struct SummaryTests {
     second.close()
   }
 
+  /// Found when `imgtool render` began closing its cache cleanly: a vacant record made
+  /// to look mid-write after a clean close (as `kill -9` leaves one) was kept by a
+  /// writer that opened from the summary, so `verify` went on naming it.
+  @Test func aRecordChangedSinceTheCleanCloseMeansAScan() throws {
+    let folder = try Folder.make()
+    let first = try ImageTable(format: Self.format, directory: folder)
+    for number in 0..<3 { try writeEntry(first, "p\(number)") }
+    let indexPath = first.indexPath
+    first.close()
+    var bytes = try [UInt8](Data(contentsOf: URL(fileURLWithPath: indexPath)))
+    let record = TableFileLayout.recordOffset(5)
+    try #require(bytes[record..<(record + 8)].allSatisfy { $0 == 0 }, "slot 5 is vacant")
+    bytes[record] = 1
+    try Data(bytes).write(to: URL(fileURLWithPath: indexPath))
+    let log = EventLog()
+    let second = try ImageTable(
+      format: Self.format, directory: folder, options: .init(report: log.report))
+    #expect(!second.openedFromSummary)
+    #expect(
+      log.all == [
+        .corruptEntry(format: "thumb", slot: 5, entityID: nil, reason: "its write never finished")
+      ])
+    #expect(second.stats.entries == 3)
+    second.close()
+    let reader = try ImageTable(
+      format: Self.format, directory: folder, options: .init(readOnly: true))
+    #expect(reader.verify().corrupt == [])
+    // Nothing changed since this clean close: the summary is read again.
+    let third = try ImageTable(format: Self.format, directory: folder)
+    #expect(third.openedFromSummary)
+    third.close()
+  }
+
   @Test func aSummaryOfOtherBytesOrAnEarlierSessionIsNotTrusted() throws {
     let folder = try Folder.make()
     let summary = folder.appendingPathComponent("thumb.summary")
