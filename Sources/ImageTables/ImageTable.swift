@@ -168,18 +168,18 @@ public final class ImageTable: @unchecked Sendable {
     if !options.readOnly {
       // A writer that closed cleanly left its memory in the summary; else (a crash, a
       // summary of other files) every record is scanned, torn writes cleared.
-      let generation = WriterSummary.beginSession(files)
-      if let generation,
+      if let generation = WriterSummary.beginSession(files),
         let summary = TableState.loadSummary(
           path: WriterSummary.path(indexPath: indexPath), files: files, generation: generation)
       {
         initial = summary
         fromSummary = true
       } else {
-        // After a clean close, with the same shared file, the buckets held exactly the
-        // committed records: any difference now is damage, named as it is rebuilt.
+        // The buckets of a shared file found (not made now) name exactly the committed
+        // records, but for damage or a writer killed mid-commit: a difference is named
+        // as they are made again.
         initial.scan(
-          format: format, hash: hashEntityID, checkingBuckets: generation != nil, events: &events)
+          format: format, hash: hashEntityID, checkingBuckets: !files.shared.isNew, events: &events)
       }
     } else {
       // A reader names files cut short at once (their entries are misses); the writer's

@@ -15,9 +15,10 @@ public enum ImageTableEvent: Sendable, Equatable, CustomStringConvertible {
   case indexRebuilt(format: String, reason: String)
   /// An entry failed verification (torn write, flipped bytes, truncated file) and is a miss.
   case corruptEntry(format: String, slot: Int, entityID: String?, reason: String)
-  /// A writer's open found the shared file's lookup buckets damaged since the last
-  /// writer closed cleanly (`problems`: what each wrong bucket did, as `verify` names
-  /// it) and made them again from the index: no entry was lost.
+  /// A writer's open found the shared file's lookup buckets not naming exactly the
+  /// committed records (`problems`: what each wrong bucket did, as `verify` names it):
+  /// damaged, or left so by a writer killed between a commit and its bucket. They were
+  /// made again from the index: no entry was lost.
   case lookupBucketsRebuilt(format: String, problems: [String])
 
   public var description: String {
@@ -36,8 +37,8 @@ public enum ImageTableEvent: Sendable, Equatable, CustomStringConvertible {
     case .indexRebuilt(let format, let reason):
       "table '\(format)': index \(reason); its entries are misses"
     case .lookupBucketsRebuilt(let format, let problems):
-      "table '\(format)': its lookup buckets were damaged (\(problems.joined(separator: "; ")));"
-        + " made again from the index, no entry lost"
+      "table '\(format)': its lookup buckets did not match its index "
+        + "(\(problems.joined(separator: "; "))); made again from the index, no entry lost"
     case .corruptEntry(let format, let slot, let entityID, let reason):
       "table '\(format)': entry \(slot)\(entityID.map { " ('\($0)')" } ?? "") is corrupt "
         + "(\(reason)); served as a miss"

@@ -113,6 +113,8 @@ final class SharedFile: @unchecked Sendable {
   let capacity: Int
   /// Reader records in this file (fixed when it was made).
   let readerCount: Int
+  /// Made by this open (its buckets empty until the writer's scan fills them), not found.
+  let isNew: Bool
   let bucketCount: Int
   let bucketMask: Int
   let buckets: UnsafeMutablePointer<Atomic<UInt64>>
@@ -143,8 +145,9 @@ final class SharedFile: @unchecked Sendable {
     }
   }
 
-  private init(file: MappedFile, capacity: Int, readerCount: Int) {
+  private init(file: MappedFile, capacity: Int, readerCount: Int, isNew: Bool) {
     let geometry = Geometry(capacity: capacity, readerCount: readerCount)
+    self.isNew = isNew
     self.file = file
     self.capacity = capacity
     self.readerCount = readerCount
@@ -220,7 +223,7 @@ final class SharedFile: @unchecked Sendable {
       file.base.field(24, as: UInt64.self) == UInt64(capacity),
       file.base.field(32, as: UInt64.self) == UInt64(geometry.bucketCount)
     else { return nil }
-    let shared = SharedFile(file: file, capacity: capacity, readerCount: readerCount)
+    let shared = SharedFile(file: file, capacity: capacity, readerCount: readerCount, isNew: false)
     guard shared.superseded.pointee.load(ordering: .acquiring) == 0 else { return nil }
     return shared
   }
@@ -263,7 +266,7 @@ final class SharedFile: @unchecked Sendable {
       unlink(temporary)
       throw failure
     }
-    return SharedFile(file: file, capacity: capacity, readerCount: readerCount)
+    return SharedFile(file: file, capacity: capacity, readerCount: readerCount, isNew: true)
   }
 
   // MARK: Readers

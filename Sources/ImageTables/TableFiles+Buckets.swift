@@ -35,7 +35,17 @@ extension TableFiles {
   ///
   /// Only meaningful while no writer changes the buckets (a reader checks with no writer
   /// running). One pass over the buckets, one over the records.
-  func bucketProblems(_ entries: [CommittedEntry]) -> [BucketProblem] {
+  ///
+  /// `heldSomething(slot)` says whether a slot without a committed record held a record
+  /// all the same (a write never finished, a record failing its checksum), which the
+  /// record checks name; by default, whether its record is not vacant now.
+  func bucketProblems(
+    _ entries: [CommittedEntry], heldSomething: ((Int) -> Bool)? = nil
+  ) -> [BucketProblem] {
+    let heldSomething =
+      heldSomething ?? {
+        !TableFileLayout.isVacant(self.sequence($0).pointee.load(ordering: .acquiring))
+      }
     // Per slot: the committed record's index in `entries`, or -1.
     var entryAt = [Int](repeating: -1, count: capacity)
     for (number, entry) in entries.enumerated() where entry.slot < capacity {
@@ -74,9 +84,7 @@ extension TableFiles {
         named[slot] = true
       } else if entry != nil {
         reason = "lookup bucket \(bucket) names it with another id's hash"
-      } else if slot >= insideFiles
-        || !TableFileLayout.isVacant(sequence(slot).pointee.load(ordering: .acquiring))
-      {
+      } else if slot >= insideFiles || heldSomething(slot) {
         // Past the files, or a record that is not vacant (a write never finished, a
         // record failing its checksum): named by the checks of records and lengths.
         reason = nil

@@ -60,9 +60,9 @@ struct TableState {
   /// or damaged records are reported and marked removed; of two records for one id (a
   /// crash between committing a replacement and removing the old one) the newer wins.
   ///
-  /// With `checkingBuckets` (the last writer closed cleanly), the lookup buckets as
+  /// With `checkingBuckets` (a shared file found, not made now), the lookup buckets as
   /// found are checked against the records kept before they are made again, and any
-  /// damage is reported.
+  /// difference is reported.
   mutating func scan(
     format: ImageFormat, hash: (String) -> UInt64, checkingBuckets: Bool = false,
     events: inout [ImageTableEvent]
@@ -74,9 +74,13 @@ struct TableState {
     var found: [(order: UInt64, slot: Int)] = []
     var byID: [String: Int] = [:]
     let layout = files.layout
+    // Slots that held a record of any kind when the scan began (some are marked removed
+    // below: torn, damaged, or an older record of an id).
+    var heldRecord = [Bool](repeating: false, count: count)
     for slot in 0..<count {
       let sequence = files.sequence(slot).pointee.load(ordering: .acquiring)
       slots[slot].sequence = sequence
+      heldRecord[slot] = !TableFileLayout.isVacant(sequence)
       if TableFileLayout.isVacant(sequence) { continue }
       let (record, problem) = IndexRecord.read(slot: slot, from: files.index.base)
       var reason = problem
@@ -118,7 +122,8 @@ struct TableState {
     }
     if checkingBuckets {
       let problems = files.bucketProblems(
-        byID.map { .init(slot: $0.value, idHash: slots[$0.value].idHash, entityID: $0.key) })
+        byID.map { .init(slot: $0.value, idHash: slots[$0.value].idHash, entityID: $0.key) },
+        heldSomething: { heldRecord[$0] })
       if !problems.isEmpty {
         events.append(
           .lookupBucketsRebuilt(

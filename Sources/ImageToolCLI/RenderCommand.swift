@@ -254,10 +254,6 @@ public struct RenderCommand: Command {
         arguments, context: context, workers: jobs, batch: true, family: family,
         waitForWriter: true)
     }
-    // Closed cleanly at the end, whatever ends the render: each table writes its
-    // writer's summary, so the next writer's open reads it instead of scanning every
-    // record, and can tell damage done since from a crash.
-    defer { cache.close() }
     // Photos run side by side: give each libvips pipeline its share of the cores,
     // rather than every pipeline a thread per core.
     Vips.concurrency = max(1, ProcessInfo.processInfo.activeProcessorCount / jobs)
