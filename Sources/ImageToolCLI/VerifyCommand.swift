@@ -64,11 +64,28 @@ public struct VerifyCommand: Command {
         let entity = problem.entity.map { " ('\($0)')" } ?? ""
         console.err("imgtool: corrupt: \(problem.format)\(slot)\(entity): \(problem.reason)")
       }
+      if let hint = Self.hint(corrupt.map(\.reason)) { console.err("imgtool: verify: \(hint)") }
       console.out(
         "\(directory.path): \(paths.count) table\(paths.count == 1 ? "" : "s"), \(checked) entries "
           + "checked, \(corrupt.count) corrupt")
     }
     return corrupt.isEmpty ? ExitCode.success : ExitCode.failure
+  }
+
+  /// What puts the damage named right, or nil when nothing was named: a plain render
+  /// reads the index only, so entries whose pixels fail need `--force`.
+  static func hint(_ reasons: [String]) -> String? {
+    guard !reasons.isEmpty else { return nil }
+    let pixels = reasons.filter { $0.hasPrefix("its pixels fail their checksum") }.count
+    if pixels == reasons.count {
+      return "`imgtool render --force` of the photos named draws their entries again "
+        + "(a plain render reads the index only, not the pixels)"
+    }
+    if pixels > 0 {
+      return "the next `imgtool render` clears the rest; entries whose pixels fail "
+        + "their checksum are drawn again only by `imgtool render --force` of their photos"
+    }
+    return "the next `imgtool render` into this cache clears what is damaged"
   }
 
   /// The folder given, else the cache the options and manifest name.

@@ -80,7 +80,9 @@ struct TableCommandTests {
     #expect(damaged.status == 1)
     #expect(
       damaged.err == [
-        "imgtool: corrupt: avatar.small slot 1 ('bob.jpg'): its pixels fail their checksum"
+        "imgtool: corrupt: avatar.small slot 1 ('bob.jpg'): its pixels fail their checksum",
+        "imgtool: verify: `imgtool render --force` of the photos named draws their entries "
+          + "again (a plain render reads the index only, not the pixels)",
       ])
     let json = await runTool(["verify", "--json", cache.path])
     #expect(json.status == 1)
