@@ -68,10 +68,7 @@ public enum CacheMerge {
       // Entries found damaged while listing them (a record failing its checksum) are
       // left out of the lists: refuse rather than drop them, as at opening.
       for table in source.inputs + (source.output.map { [$0] } ?? []) {
-        if let problem = table.events.problem(of: nil) {
-          throw .corruptEntry(
-            format: name, path: table.path, entityID: problem.entityID, reason: problem.reason)
-        }
+        try table.events.refuseDamage(format: name, path: table.path)
       }
       guard plan.picks.count <= source.format.maximumCount else {
         throw .tooManyEntries(
@@ -292,10 +289,7 @@ struct FormatSources {
         existingTableAt: path,
         options: .init(readOnly: true, report: { event in events.append(event) }))
       // Entries found damaged on opening are not listed: refuse rather than drop them.
-      if let problem = events.problem(of: nil) {
-        throw MergeError.corruptEntry(
-          format: name, path: folder.path, entityID: problem.entityID, reason: problem.reason)
-      }
+      try events.refuseDamage(format: name, path: folder.path)
       return Source(path: folder.path, table: table, events: events)
     } catch let error as MergeError {
       throw error
@@ -312,6 +306,26 @@ final class EventLog: Sendable {
   private let events = Lock<[ImageTableEvent]>([])
 
   func append(_ event: ImageTableEvent) { events.withLock { $0.append(event) } }
+
+  /// Throws when the table named damage: an entry left out of its list, or lookup
+  /// buckets that may hide one.
+  func refuseDamage(format: String, path: String) throws(MergeError) {
+    if let problem = problem(of: nil) {
+      throw .corruptEntry(
+        format: format, path: path, entityID: problem.entityID, reason: problem.reason)
+    }
+    let buckets = events.withLock { events in
+      events.lazy.compactMap { event -> [VerificationReport.Problem]? in
+        if case .lookupBucketsDamaged(_, let problems, false) = event { return problems }
+        return nil
+      }.last
+    }
+    if let buckets {
+      throw .lookupBucketsDamaged(
+        format: format, path: path,
+        problems: buckets.map(\.description).joined(separator: "; "))
+    }
+  }
 
   /// Why the entry of `entityID` was a miss, if the table said (nil: why any entry was).
   func problem(of entityID: String?) -> (entityID: String?, reason: String)? {

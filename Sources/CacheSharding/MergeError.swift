@@ -19,6 +19,9 @@ public enum MergeError: Error, Sendable, Equatable, CustomStringConvertible {
   case tooManyEntries(format: String, count: Int, maximumCount: Int)
   /// An entry whose pixels or record do not verify.
   case corruptEntry(format: String, path: String, entityID: String?, reason: String)
+  /// A table whose lookup buckets do not lead to exactly its entries (`problems`, as
+  /// the table named them): a hit could miss an entry it holds.
+  case lookupBucketsDamaged(format: String, path: String, problems: String)
   /// Another process is writing to the output's table.
   case outputBusy(path: String)
   /// A file system call failed.
@@ -52,6 +55,9 @@ public enum MergeError: Error, Sendable, Equatable, CustomStringConvertible {
     case .corruptEntry(let format, let path, let entityID, let reason):
       "\(path): format '\(format)', entity '\(entityID ?? "unknown")' does not verify (\(reason)); render "
         + "that shard again with --force"
+    case .lookupBucketsDamaged(let format, let path, let problems):
+      "\(path): format '\(format)': its lookup buckets do not match its index (\(problems)); "
+        + "one `imgtool render` into that cache (no --force needed) makes them again"
     case .outputBusy(let path):
       "\(path): another process is writing this table; wait for it to finish (--wait)"
     case .io(let path, let operation, let message):

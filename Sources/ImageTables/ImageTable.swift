@@ -88,6 +88,8 @@ public final class ImageTable: @unchecked Sendable {
   /// one it loaded from `current` just before a reset replaced it.
   private let openings: TableLock<[TableFiles]>
   private let reopening = TableLock(())
+  /// The lookup bucket problems a reader's list named last (named again only changed).
+  private let reportedBucketProblems = TableLock<[VerificationReport.Problem]>([])
   /// Set by ``close()``; writes, deletes and resets check it first, under its lock.
   private let closed = TableLock(false)
   /// Writes between their reservation and their commit: ``close()`` waits for them.
@@ -597,8 +599,7 @@ public final class ImageTable: @unchecked Sendable {
   {
     guard options.readOnly, !writerIsRunning() else { return [] }
     return files.bucketProblems(
-      records.map { .init(slot: $0.slot, idHash: $0.record.idHash, entityID: $0.record.entityID) }
-    ).map { $0.reported(sharedPath: files.shared.file.path) }
+      records.map { .init(slot: $0.slot, idHash: $0.record.idHash, entityID: $0.record.entityID) })
   }
 
   /// Every entry served now, least recently used first (for a read-only table: in the
@@ -630,11 +631,14 @@ public final class ImageTable: @unchecked Sendable {
             .corruptEntry(
               format: format.name, slot: damage.slot, entityID: nil, reason: damage.reason))
         }
-        for problem in bucketProblems(files, records: found.records) {
+        // Named once while they stay the same (a list is asked for again and again).
+        let buckets = bucketProblems(files, records: found.records)
+        if reportedBucketProblems.withLock({ reported in
+          defer { reported = buckets }
+          return reported != buckets && !buckets.isEmpty
+        }) {
           events.append(
-            .corruptEntry(
-              format: format.name, slot: problem.slot, entityID: problem.entityID,
-              reason: problem.reason))
+            .lookupBucketsDamaged(format: format.name, problems: buckets, rebuilt: false))
         }
         return found.records
           .sorted { $0.record.writeOrder < $1.record.writeOrder }
@@ -726,12 +730,15 @@ public final class ImageTable: @unchecked Sendable {
       report.checked += state.openProblems.count + (lengthProblem == nil ? 0 : 1)
       if options.readOnly {
         let found = Self.committedRecords(files, count: count)
-        for problem in bucketProblems(files, records: found.records) {
-          report.corrupt.append(problem)
+        let buckets = bucketProblems(files, records: found.records)
+        report.corrupt += buckets.map { problem in
+          var named = problem
+          named.reason += "; the next render makes the lookup buckets again"
+          return named
+        }
+        if !buckets.isEmpty {
           events.append(
-            .corruptEntry(
-              format: format.name, slot: problem.slot, entityID: problem.entityID,
-              reason: problem.reason))
+            .lookupBucketsDamaged(format: format.name, problems: buckets, rebuilt: false))
         }
       }
       return report

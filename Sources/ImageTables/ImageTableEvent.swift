@@ -15,11 +15,14 @@ public enum ImageTableEvent: Sendable, Equatable, CustomStringConvertible {
   case indexRebuilt(format: String, reason: String)
   /// An entry failed verification (torn write, flipped bytes, truncated file) and is a miss.
   case corruptEntry(format: String, slot: Int, entityID: String?, reason: String)
-  /// A writer's open found the shared file's lookup buckets not naming exactly the
-  /// committed records (`problems`: what each wrong bucket did, as `verify` names it):
-  /// damaged, or left so by a writer killed between a commit and its bucket. They were
-  /// made again from the index: no entry was lost.
-  case lookupBucketsRebuilt(format: String, problems: [String])
+  /// The shared file's lookup buckets do not lead to exactly the committed records
+  /// (damaged, or left so by a writer killed between a commit and its bucket): each
+  /// problem names a slot, and an entity when hits cannot find that entity (the others
+  /// are stray buckets, which cost probes and lose nothing). A reader's list or
+  /// `verify()` found them (`rebuilt` false: the next writer's open makes the buckets
+  /// again), or a writer's open found them and made the buckets again from the index
+  /// (`rebuilt` true: no entry was lost).
+  case lookupBucketsDamaged(format: String, problems: [VerificationReport.Problem], rebuilt: Bool)
 
   public var description: String {
     switch self {
@@ -36,9 +39,13 @@ public enum ImageTableEvent: Sendable, Equatable, CustomStringConvertible {
       "table '\(format)' could not be read (\(reason)); recreated empty"
     case .indexRebuilt(let format, let reason):
       "table '\(format)': index \(reason); its entries are misses"
-    case .lookupBucketsRebuilt(let format, let problems):
-      "table '\(format)': its lookup buckets did not match its index "
-        + "(\(problems.joined(separator: "; "))); made again from the index, no entry lost"
+    case .lookupBucketsDamaged(let format, let problems, let rebuilt):
+      "table '\(format)': its lookup buckets "
+        + (rebuilt ? "did not match its index (" : "do not match its index (")
+        + problems.map(\.description).joined(separator: "; ")
+        + (rebuilt
+          ? "); made again from the index, no entry lost"
+          : "); the next render makes them again")
     case .corruptEntry(let format, let slot, let entityID, let reason):
       "table '\(format)': entry \(slot)\(entityID.map { " ('\($0)')" } ?? "") is corrupt "
         + "(\(reason)); served as a miss"

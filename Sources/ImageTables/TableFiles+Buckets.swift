@@ -6,42 +6,28 @@ extension TableFiles {
     var entityID: String
   }
 
-  /// A wrong bucket: the slot it concerns, its entry's id when it has one, and what is
-  /// wrong, in words.
-  struct BucketProblem {
-    var slot: Int
-    var entityID: String?
-    var finding: String
-
-    /// The problem as `verify` names it, with what to do.
-    func reported(sharedPath: String) -> VerificationReport.Problem {
-      .init(
-        slot: slot, entityID: entityID,
-        reason: "\(finding): the lookup buckets of \(sharedPath) are damaged; the next render "
-          + "makes them again")
-    }
-  }
-
   /// What is wrong with the lookup buckets of the shared file against the committed
-  /// records `entries`, or nothing. A hit finds an entry by its id hash: from the hash's
-  /// home bucket onwards, up to the first empty bucket, a bucket holding the hash's tag
-  /// and the slot. So each bucket must name a slot holding a committed record of its tag,
-  /// no slot may be named twice, no empty bucket may lie between a bucket and its home,
-  /// and every committed record must be named (a bucket naming a record that is itself
-  /// damaged, or a slot past the files' ends, is left to the checks that name those).
-  /// A bucket that breaks this was damaged (the writer keeps it so under its lock): a hit
-  /// may miss an entry the table holds, or probe past one. The next writer's open finds
-  /// the damage and makes the buckets again from the records.
+  /// records `entries`, or nothing; each problem names the slot it concerns, and the
+  /// entity only when a hit cannot find that entity.
+  ///
+  /// A hit finds an entry by its id hash: from the hash's home bucket onwards, up to the
+  /// first empty bucket, a bucket holding the hash's tag and the slot. The writer keeps,
+  /// under its lock, exactly one such bucket per committed record and no other bucket.
+  /// So, first, the buckets that lead a hit to an entry are found (a committed slot of
+  /// the bucket's tag, reached from its home without an empty bucket between, the first
+  /// such for its slot); then every other bucket is a stray (it names a slot of another
+  /// id, a slot holding no entry, a slot outside the table, or repeats one), which costs
+  /// probes but loses nothing; and every committed record that no bucket leads to is
+  /// lost to hits. Buckets naming a slot that held a record of another kind (a write
+  /// never finished, a record failing its checksum; `heldSomething`, by default whether
+  /// its record is not vacant now) or a slot past the files' ends are left to the checks
+  /// that name those. The next writer's open makes the buckets again from the records.
   ///
   /// Only meaningful while no writer changes the buckets (a reader checks with no writer
-  /// running). One pass over the buckets, one over the records.
-  ///
-  /// `heldSomething(slot)` says whether a slot without a committed record held a record
-  /// all the same (a write never finished, a record failing its checksum), which the
-  /// record checks name; by default, whether its record is not vacant now.
+  /// running). Two passes over the buckets, one over the records.
   func bucketProblems(
     _ entries: [CommittedEntry], heldSomething: ((Int) -> Bool)? = nil
-  ) -> [BucketProblem] {
+  ) -> [VerificationReport.Problem] {
     let heldSomething =
       heldSomething ?? {
         !TableFileLayout.isVacant(self.sequence($0).pointee.load(ordering: .acquiring))
@@ -51,55 +37,55 @@ extension TableFiles {
     for (number, entry) in entries.enumerated() where entry.slot < capacity {
       entryAt[entry.slot] = number
     }
-    var named = [Bool](repeating: false, count: capacity)
-    var problems: [BucketProblem] = []
-    // Slots past either file's end: a hit never reads them, and what a file cut short
-    // lost is named by the length checks.
-    let insideFiles = min(indexSlotCount(), tableSlotCount())
+    func slot(of value: UInt64) -> Int { Int(value & 0xFFFF_FFFF) - 1 }
+    // First pass: the buckets that lead to their entries.
+    var leadsTo = [Bool](repeating: false, count: capacity)
+    var leading = Set<Int>()
     for bucket in 0..<shared.bucketCount {
       let value = shared.buckets[bucket].load(ordering: .acquiring)
-      if value == 0 { continue }
-      let slot = Int(value & 0xFFFF_FFFF) - 1
-      guard (0..<capacity).contains(slot) else {
-        problems.append(
-          .init(
-            slot: slot, entityID: nil,
-            finding: "lookup bucket \(bucket) names slot \(slot), outside the table's "
-              + "\(capacity) slots"))
-        continue
-      }
-      let number = entryAt[slot]
-      let entry = number >= 0 ? entries[number] : nil
-      let reason: String?
-      if let entry, SharedFile.tag(entry.idHash) == SharedFile.tag(value) {
-        if named[slot] {
-          reason = "a second lookup bucket (\(bucket)) names it"
-        } else if !reaches(bucket, from: Int(truncatingIfNeeded: entry.idHash) & shared.bucketMask)
-        {
-          reason =
-            "its lookup bucket (\(bucket)) lies past an empty bucket, so a hit cannot find it"
-        } else {
-          reason = nil
-        }
-        named[slot] = true
-      } else if entry != nil {
-        reason = "lookup bucket \(bucket) names it with another id's hash"
-      } else if slot >= insideFiles || heldSomething(slot) {
-        // Past the files, or a record that is not vacant (a write never finished, a
-        // record failing its checksum): named by the checks of records and lengths.
-        reason = nil
-      } else {
-        reason = "lookup bucket \(bucket) names it, but it holds no entry"
-      }
-      if let reason {
-        problems.append(.init(slot: slot, entityID: entry?.entityID, finding: reason))
+      let named = slot(of: value)
+      guard value != 0, (0..<capacity).contains(named), entryAt[named] >= 0,
+        !leadsTo[named]
+      else { continue }
+      let entry = entries[entryAt[named]]
+      if SharedFile.tag(entry.idHash) == SharedFile.tag(value),
+        reaches(bucket, from: Int(truncatingIfNeeded: entry.idHash) & shared.bucketMask)
+      {
+        leadsTo[named] = true
+        leading.insert(bucket)
       }
     }
-    for entry in entries where entry.slot < capacity && !named[entry.slot] {
+    // Second pass: every other bucket is a stray.
+    let insideFiles = min(indexSlotCount(), tableSlotCount())
+    var problems: [VerificationReport.Problem] = []
+    for bucket in 0..<shared.bucketCount where !leading.contains(bucket) {
+      let value = shared.buckets[bucket].load(ordering: .acquiring)
+      if value == 0 { continue }
+      let named = slot(of: value)
+      let finding: String
+      if !(0..<capacity).contains(named) {
+        finding = "lookup bucket \(bucket) names slot \(named), outside the table's \(capacity)"
+      } else if entryAt[named] >= 0 {
+        let entry = entries[entryAt[named]]
+        if SharedFile.tag(entry.idHash) != SharedFile.tag(value) {
+          finding = "lookup bucket \(bucket) names it with another id's hash"
+        } else if leadsTo[named] {
+          finding = "lookup bucket \(bucket) names it a second time"
+        } else {
+          finding = "lookup bucket \(bucket) names it past an empty bucket, where no hit looks"
+        }
+      } else if named >= insideFiles || heldSomething(named) {
+        continue
+      } else {
+        finding = "lookup bucket \(bucket) names it, but it holds no entry"
+      }
+      problems.append(.init(slot: named, entityID: nil, reason: finding))
+    }
+    for entry in entries where entry.slot < capacity && !leadsTo[entry.slot] {
       problems.append(
         .init(
           slot: entry.slot, entityID: entry.entityID,
-          finding: "no lookup bucket names it, so a hit cannot find it"))
+          reason: "no lookup bucket leads to it, so a hit cannot find it"))
     }
     return problems
   }

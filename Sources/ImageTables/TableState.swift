@@ -125,13 +125,7 @@ struct TableState {
         byID.map { .init(slot: $0.value, idHash: slots[$0.value].idHash, entityID: $0.key) },
         heldSomething: { heldRecord[$0] })
       if !problems.isEmpty {
-        events.append(
-          .lookupBucketsRebuilt(
-            format: format.name,
-            problems: problems.map { problem in
-              "slot \(problem.slot)\(problem.entityID.map { " ('\($0)')" } ?? ""): "
-                + problem.finding
-            }))
+        events.append(.lookupBucketsDamaged(format: format.name, problems: problems, rebuilt: true))
       }
     }
     // Least recently used order across a reopen: the order entries were written.

@@ -40,6 +40,15 @@ public struct VerificationReport: Sendable, Equatable {
   }
   /// Entries whose records and pixels were checked.
   public var checked: Int
-  /// Entries that failed, now misses.
+  /// Entries that failed, now misses; and lookup buckets that do not lead to exactly the
+  /// entries held (an entity named: hits cannot find it; none: a stray bucket, which
+  /// loses nothing), which the next writer's open makes again.
   public var corrupt: [Problem]
+}
+
+extension VerificationReport.Problem: CustomStringConvertible {
+  /// The slot, the entity when there is one, and the reason: `slot 4 ('rocket.jpg'): ...`.
+  public var description: String {
+    "slot \(slot)\(entityID.map { " ('\($0)')" } ?? ""): \(reason)"
+  }
 }

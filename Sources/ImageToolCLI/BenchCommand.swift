@@ -88,7 +88,8 @@ public struct BenchCommand: Command {
       "\(result.entries) entries of \(result.side)x\(result.side) bgra32, read at random",
       "",
       String(
-        format: "table hit p50 %.0f ns vs bare mmap lookup p50 %.0f ns (interleaved): %.2fx",
+        format: "table hit p50 %.0f ns vs bare mmap lookup p50 %.0f ns (interleaved, each of "
+          + "another random entry): %.2fx",
         result.hit.median, result.bare.median, result.bareRatio),
       String(
         format: "two reader threads: table %.2fx one thread (%.1fM/s vs %.1fM/s); "

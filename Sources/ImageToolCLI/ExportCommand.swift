@@ -53,10 +53,15 @@ public struct ExportCommand: Command {
     // inspect and a render name it: a missing entry is not always one never rendered.
     let console = context.console
     let damaged = Lock(false)
+    // Entities the table's lookup buckets hide: held, and their pixels fine.
+    let hidden = Lock(Set<String>())
     let table = try CacheTables.existing(
       format: format, arguments,
       report: { event in
         damaged.withLock { $0 = true }
+        if case .lookupBucketsDamaged(_, let problems, _) = event {
+          hidden.withLock { $0.formUnion(problems.compactMap(\.entityID)) }
+        }
         console.err("imgtool: warning: \(event)")
       })
     let entries = table.entries()
@@ -64,6 +69,13 @@ public struct ExportCommand: Command {
       let bitmap = table.bitmap(entityID: entry.entityID, sourceVersion: entry.sourceVersion)
     else {
       let held = entries.contains { $0.entityID == entity }
+      if held, hidden.withLock({ $0.contains(entity) }) {
+        context.console.err(
+          "imgtool: format '\(format)' holds an entry for '\(entity)' that its damaged lookup "
+            + "buckets hide (named above); one `imgtool render` into this cache makes them "
+            + "again (no --force needed)")
+        return ExitCode.failure
+      }
       // An entry named damaged above, its id unread, may be this one: no other id is
       // suggested then.
       let maybeDamaged = !held && damaged.withLock { $0 }

@@ -80,7 +80,7 @@ struct TableBenchmark {
     let pngPaths = try makePNGs(in: folder.appendingPathComponent("png"), generator: &generator)
 
     progress("timing \(hits) table hits")
-    progress("  interleaved with as many bare mmap lookups")
+    progress("  interleaved with as many bare mmap lookups (each of another random entry)")
     var timer = LatencySamples(capacity: hits)
     for _ in 0..<hits {
       let start = LatencySamples.now()
