@@ -175,6 +175,70 @@ struct BucketCheckTests {
     #expect(try reader(folder).verify().corrupt == [])
   }
 
+  /// A bucket moved past an empty bucket: no probe from its home gets there (a probe
+  /// stops at the first empty bucket), whatever the hashes are.
+  @Test func aBucketPastAnEmptyBucketIsAStrayAndItsEntryLost() throws {
+    let folder = try Folder.make()
+    let (shared, buckets) = try makeTable(folder)
+    var moved = -1
+    var to = -1
+    try damage(shared, buckets) { bytes, used in
+      let from = try! #require(buckets.firstIndex(of: used[0]))
+      // The first empty bucket after it, then the next empty one after that.
+      func nextEmpty(after index: Int) -> Int {
+        var probe = (index + 1) % buckets.count
+        while word(bytes, buckets[probe]) != 0 { probe = (probe + 1) % buckets.count }
+        return probe
+      }
+      to = nextEmpty(after: nextEmpty(after: from))
+      let value = word(bytes, used[0])
+      moved = Int(value & 0xFFFF_FFFF) - 1
+      setWord(&bytes, buckets[to], value)
+      setWord(&bytes, used[0], 0)
+    }
+    let table = try reader(folder)
+    let id = try #require(table.entries().first { $0.slot == moved }?.entityID)
+    #expect(table.bitmap(entityID: id, sourceVersion: "v1") == nil)
+    let problems = table.verify().corrupt
+    #expect(
+      problems.contains {
+        $0.slot == moved && $0.entityID == nil
+          && $0.reason.hasPrefix("lookup bucket \(to) names it past an empty bucket")
+      }, "\(problems)")
+    #expect(
+      problems.contains {
+        $0.slot == moved && $0.entityID == id
+          && $0.reason.hasPrefix("no lookup bucket leads to it")
+      }, "\(problems)")
+  }
+
+  /// A writer running in this process moves buckets as it commits: a reader beside it
+  /// does not check them (no false alarm), and checks them once the writer is gone.
+  @Test func aReaderBesideAWriterInThisProcessLeavesTheBucketsAlone() throws {
+    let folder = try Folder.make()
+    let writer = try ImageTable(format: Self.format, directory: folder)
+    for number in 0..<8 { try writeEntry(writer, "p\(number)") }
+    let geometry = SharedFile.Geometry(
+      capacity: Self.format.maximumCount, readerCount: SharedFile.defaultReaderCount)
+    let bytes = try [UInt8](Data(contentsOf: URL(fileURLWithPath: writer.sharedPath)))
+    let offset = try #require(
+      (0..<geometry.bucketCount).map { geometry.bucketsOffset + $0 * 8 }.first { offset in
+        word(bytes, offset) != 0
+      })
+    // Overwritten in place (the mapped file itself, not a new file in its place).
+    let handle = try FileHandle(forUpdating: URL(fileURLWithPath: writer.sharedPath))
+    try handle.seek(toOffset: UInt64(offset))
+    try handle.write(contentsOf: Data(count: 8))
+    try handle.close()
+    let log = EventLog()
+    let table = try reader(folder, log: log)
+    #expect(table.verify().corrupt == [])
+    #expect(table.entries().count == 8)
+    #expect(log.all.isEmpty, "\(log.all)")
+    writer.close()
+    #expect(table.verify().corrupt.count == 1)
+  }
+
   @Test func aWritersScanOfIntactBucketsReportsNothing() throws {
     let folder = try Folder.make()
     _ = try makeTable(folder)

@@ -10,6 +10,7 @@ import Testing
 struct CutShortUnderReaderTests {
   static let format = makeFormat(width: 24, height: 24, maximumCount: 64)
   static let holderRole = "IMAGETABLES_TORN_WRITE_HOLDER"
+  static let cutRole = "IMAGETABLES_CUT_INSIDE_AN_ENTRY"
 
   /// Cuts `path` to `length` bytes in another process (coreutils' truncate).
   private func truncateInAnotherProcess(_ path: String, to length: Int) throws {
@@ -137,6 +138,51 @@ struct CutShortUnderReaderTests {
       report.corrupt.first?.reason
         == "the index file is cut short: it holds 4 records for the table's \(slots) slots; "
         + "any entry in slots 4 to \(slots - 1) is lost", "\(report.corrupt)")
+  }
+
+  /// A cut through the middle of an entry checked before, in a process where no page
+  /// has faulted yet (the fault count is the process's: an earlier fault makes every
+  /// serve check pixels again, and would hide a serve that no longer notices a cut).
+  /// The entry's first bytes stay in the file; a serve must still find the cut.
+  @Test func aCutInsideACheckedEntryIsFoundByItsNextServe() throws {
+    if let folder = ProcessInfo.processInfo.environment[Self.cutRole] {
+      let reader = try ImageTable(
+        format: Self.format, directory: URL(fileURLWithPath: folder),
+        options: .init(readOnly: true))
+      let entries = reader.entries()
+      try #require(entries.count == 40)
+      for entry in entries {
+        let bitmap = try #require(reader.bitmap(entityID: entry.entityID, sourceVersion: "v1"))
+        #expect(holdsExpectedPixels(bitmap))
+      }
+      // The first page boundary inside a slot's pixels, past its first byte.
+      let layout = Self.format.layout
+      let pixelBytes = layout.bytesPerRow * Self.format.height
+      var cut = 0
+      var slot = 10
+      while cut == 0 {
+        let start = reader.headerSize + slot * layout.entryStride
+        let boundary = (start / 4096 + 1) * 4096
+        if boundary < start + pixelBytes { cut = boundary } else { slot += 1 }
+      }
+      try truncateInAnotherProcess(reader.tablePath, to: cut)
+      let entry = try #require(entries.first { $0.slot == slot })
+      #expect(
+        reader.bitmap(entityID: entry.entityID, sourceVersion: "v1") == nil,
+        "slot \(slot), cut at byte \(cut) inside it, was served")
+      _ = FileManager.default.createFile(atPath: folder + "/done", contents: Data())
+      return
+    }
+    let folder = try Folder.make()
+    let writer = try ImageTable(format: Self.format, directory: folder)
+    for number in 0..<40 { try writeEntry(writer, "photo-\(number)") }
+    writer.close()
+    let child = try spawnSelf(
+      filter: "aCutInsideACheckedEntryIsFoundByItsNextServe",
+      environment: [Self.cutRole: folder.path])
+    child.waitUntilExit()
+    #expect(child.terminationStatus == 0, "the reader process's expectations failed")
+    #expect(FileManager.default.fileExists(atPath: folder.path + "/done"))
   }
 
   /// A writer killed while it draws leaves its slot mid-write: a reader sees a torn write
