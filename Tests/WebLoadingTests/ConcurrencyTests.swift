@@ -91,23 +91,31 @@ import WebLoading
     }
   }
 
+  /// A download from `server` with no retry (only a cancel can end it before
+  /// `patience`), once the server has sent half the body and holds the rest: the
+  /// transfer is under way.
+  private static func heldDownload(from server: HoldingServer, progress: ProgressLog? = nil)
+    async throws -> (client: HTTPClient, url: URL, download: Task<HTTPError?, Never>)
+  {
+    let client = HTTPClient(
+      limits: HTTPLimits(idleTimeout: patience, requestTimeout: patience, retries: 0))
+    let url = server.url("held.jpg")
+    let download = Task(executorPreference: TestExecutor.shared) {
+      await failure { () async throws(HTTPError) in
+        try await client.get(url, progress: progress.map { $0.record })
+      }
+    }
+    #expect(try await wait(server) { $0.held == 1 })
+    return (client, url, download)
+  }
+
   @Test func cancellingTheTaskStopsTheTransferAndClosesTheConnection() async throws {
     try await withTaskExecutorPreference(TestExecutor.shared) {
       let photo = try Fixtures.bytes("hubble.jpg")
       let server = try HoldingServer(body: photo)
       defer { server.stop() }
-      // No retry: only the cancel can end the request before `patience`.
-      let client = HTTPClient(
-        limits: HTTPLimits(idleTimeout: Self.patience, requestTimeout: Self.patience, retries: 0))
       let progress = ProgressLog()
-      let url = server.url("held.jpg")
-      let download = Task(executorPreference: TestExecutor.shared) {
-        await failure { () async throws(HTTPError) in
-          try await client.get(url, progress: progress.record)
-        }
-      }
-      // The server sent half the body and holds the rest: the transfer is under way.
-      #expect(try await Self.wait(server) { $0.held == 1 })
+      let (client, url, download) = try await Self.heldDownload(from: server, progress: progress)
       download.cancel()
       // The held half never comes: only the cancel can end the request.
       #expect(await download.value == .cancelled(url: url.absoluteString))
@@ -127,15 +135,7 @@ import WebLoading
       let photo = try Fixtures.bytes("hubble.jpg")
       let server = try HoldingServer(body: photo)
       defer { server.stop() }
-      let client = HTTPClient(
-        limits: HTTPLimits(idleTimeout: Self.patience, requestTimeout: Self.patience, retries: 0))
-      let url = server.url("held.jpg")
-      let download = Task(executorPreference: TestExecutor.shared) {
-        await failure { () async throws(HTTPError) in
-          try await client.get(url)
-        }
-      }
-      #expect(try await Self.wait(server) { $0.held == 1 })
+      let (_, url, download) = try await Self.heldDownload(from: server)
       // posix_spawn with no file actions: the child gets every descriptor not marked
       // close-on-exec, and outlives the server's wait below (100 s).
       var child: pid_t = 0
