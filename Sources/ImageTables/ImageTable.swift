@@ -682,6 +682,8 @@ public final class ImageTable: @unchecked Sendable {
             reason: lengthProblem.reason))
       }
       let candidates: [Int] = options.readOnly ? Array(0..<count) : state.lruOrder()
+      // The committed records read, for a reader's check of the lookup buckets.
+      var records: [(slot: Int, record: IndexRecord)] = []
       for slot in candidates {
         let before = files.sequence(slot).pointee.load(ordering: .acquiring)
         if options.readOnly {
@@ -717,6 +719,7 @@ public final class ImageTable: @unchecked Sendable {
           continue
         }
         report.checked += 1
+        if options.readOnly, let record { records.append((slot, record)) }
         if let reason {
           report.corrupt.append(.init(slot: slot, entityID: record?.entityID, reason: reason))
           events.append(
@@ -729,8 +732,7 @@ public final class ImageTable: @unchecked Sendable {
       }
       report.checked += state.openProblems.count + (lengthProblem == nil ? 0 : 1)
       if options.readOnly {
-        let found = Self.committedRecords(files, count: count)
-        let buckets = bucketProblems(files, records: found.records)
+        let buckets = bucketProblems(files, records: records)
         report.corrupt += buckets.map { problem in
           var named = problem
           named.reason += "; the next render makes the lookup buckets again"

@@ -40,7 +40,7 @@ extension TableFiles {
     func slot(of value: UInt64) -> Int { Int(value & 0xFFFF_FFFF) - 1 }
     // First pass: the buckets that lead to their entries.
     var leadsTo = [Bool](repeating: false, count: capacity)
-    var leading = Set<Int>()
+    var leading = [Bool](repeating: false, count: shared.bucketCount)
     for bucket in 0..<shared.bucketCount {
       let value = shared.buckets[bucket].load(ordering: .acquiring)
       let named = slot(of: value)
@@ -52,13 +52,13 @@ extension TableFiles {
         reaches(bucket, from: Int(truncatingIfNeeded: entry.idHash) & shared.bucketMask)
       {
         leadsTo[named] = true
-        leading.insert(bucket)
+        leading[bucket] = true
       }
     }
     // Second pass: every other bucket is a stray.
     let insideFiles = min(indexSlotCount(), tableSlotCount())
     var problems: [VerificationReport.Problem] = []
-    for bucket in 0..<shared.bucketCount where !leading.contains(bucket) {
+    for bucket in 0..<shared.bucketCount where !leading[bucket] {
       let value = shared.buckets[bucket].load(ordering: .acquiring)
       if value == 0 { continue }
       let named = slot(of: value)
