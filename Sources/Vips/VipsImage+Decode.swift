@@ -51,9 +51,15 @@ extension VipsImage {
       header, shrunkBy: factor, fileSize: bytes.count, source: name)
     let options = ShrinkOnLoad.options(loader: header.loader, factor: factor)
     func load(_ storage: ByteBuffer, _ level: VipsFailOn) throws(VipsError) -> VipsImage {
-      var loaded = try create("load", source: name, anchors: [storage]) { out in
-        cvips_image_new_from_buffer_options(
-          storage.start, storage.count, options, out, VIPS_ACCESS_SEQUENTIAL, level)
+      // A clean JPEG is decoded by libjpeg alone, to the same pixels; anything libjpeg
+      // warns about goes to libvips's loader, which judges it.
+      var loaded: VipsImage
+      if header.loader == "jpegload",
+        let direct = try decodedByLibjpeg(storage, like: probe, shrunkBy: factor, source: name)
+      {
+        loaded = direct
+      } else {
+        loaded = try loadedByLibvips(storage, options: options, failOn: level, source: name)
       }
       if header.orientation != 1 {
         // Turning needs the whole image: compute it once, then turn it in memory.

@@ -21,3 +21,25 @@ extension VipsImage {
     return copy
   }
 }
+
+extension VipsImage {
+  /// Every metadata field of the image and its value as libvips writes it as text
+  /// (`vips_image_get_as_string`: a blob as base64), by name.
+  var metadataFields: [String: String] {
+    guard let names = vips_image_get_fields(pointer) else { return [:] }
+    defer { g_strfreev(names) }
+    var fields: [String: String] = [:]
+    var index = 0
+    while let name = names[index] {
+      var text: UnsafeMutablePointer<CChar>? = nil
+      if vips_image_get_as_string(pointer, name, &text) == 0, let text {
+        fields[String(cString: name)] = String(cString: text)
+        g_free(text)
+      } else {
+        _ = Vips.takeErrorMessage()
+      }
+      index += 1
+    }
+    return fields
+  }
+}

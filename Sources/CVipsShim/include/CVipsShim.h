@@ -222,6 +222,14 @@ int cvips_join_mask_in_memory(VipsImage *in, VipsImage *mask, VipsImage **out);
 int cvips_jpeg_scan_runs_out(const void *data, size_t length, char *message,
                              size_t message_size);
 
+/* JPEGDecode.c: the JPEG in `data` decoded by libjpeg alone, shrunk by `shrink` (1, 2,
+ * 4 or 8) on load, into a memory image with `probe`'s metadata (libvips's header of the
+ * same bytes): the pixels libvips's jpegload gives. 0 and *out on success; 1 (*out NULL)
+ * when libjpeg warns or fails or the file is not for this path (the caller loads with
+ * libvips, which judges it); 2 when this thread's time limit passed during the decode. */
+int cvips_jpeg_decode_like(VipsImage *probe, const void *data, size_t length, int shrink,
+                           VipsImage **out);
+
 /* ThreadWarnings.c: the warnings libvips raises on this thread between begin and end,
  * one a line (g_free the text; NULL when there were none). The log handler offers each
  * warning; it is kept only while this thread collects. */

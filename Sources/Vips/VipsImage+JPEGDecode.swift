@@ -1,0 +1,47 @@
+import CVips
+import CVipsShim
+
+extension VipsImage {
+  /// The JPEG in `storage` decoded by libjpeg-turbo straight into memory, shrunk on load
+  /// by `factor`: the pixels and metadata libvips's `jpegload` gives for the same bytes
+  /// and shrink, without its loader around the decode (`JPEGDecode.c` says what that
+  /// saves, and how the two are kept the same).
+  ///
+  /// `probe` is libvips's header of the same bytes; the result takes its metadata (ICC
+  /// profile, EXIF, orientation, interpretation).
+  ///
+  /// Nil when libjpeg raises any warning or error, or the file is not one this path
+  /// takes: the caller then loads with libvips, whose fail-on levels and messages alone
+  /// judge a damaged file. Throws when this thread's time limit
+  /// (``Vips/withTimeLimit(_:source:timedOut:_:)``) passed during the decode.
+  static func decodedByLibjpeg(
+    _ storage: ByteBuffer, like probe: VipsImage, shrunkBy factor: Int, source: String
+  ) throws(VipsError) -> VipsImage? {
+    var out: UnsafeMutablePointer<CVips.VipsImage>? = nil
+    let status = withExtendedLifetime(probe) {
+      cvips_jpeg_decode_like(probe.pointer, storage.start, storage.count, Int32(factor), &out)
+    }
+    switch status {
+    case 0:
+      guard let out else { return nil }
+      return VipsImage(taking: out, source: source, anchors: [])
+    case 2:
+      throw .worded(
+        "the JPEG decode was stopped at the time limit", operation: "load", source: source)
+    default:
+      return nil
+    }
+  }
+
+  /// libvips's own loader on `storage`, with load `options` (a shrink) and `failOn`: the
+  /// decode of anything ``decodedByLibjpeg(_:like:shrunkBy:source:)`` leaves, and the
+  /// reference it is checked against. Computed when its pixels are first read.
+  static func loadedByLibvips(
+    _ storage: ByteBuffer, options: String, failOn: VipsFailOn, source: String
+  ) throws(VipsError) -> VipsImage {
+    try create("load", source: source, anchors: [storage]) { out in
+      cvips_image_new_from_buffer_options(
+        storage.start, storage.count, options, out, VIPS_ACCESS_SEQUENTIAL, failOn)
+    }
+  }
+}

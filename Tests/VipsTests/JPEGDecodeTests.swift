@@ -1,0 +1,201 @@
+import Foundation
+import TestFixtures
+import Testing
+
+@testable import Vips
+
+/// `JPEGDecode.c`: a clean JPEG decoded by libjpeg alone gives the pixels and the metadata
+/// libvips's `jpegload` gives for the same bytes and shrink; anything libjpeg warns about
+/// is left to libvips.
+@Suite("JPEG decode by libjpeg")
+struct JPEGDecodeTests {
+  /// The JPEGs compared: every JPEG photo of the fixtures (CMYK with its Adobe marker,
+  /// greyscale, progressive, ICC profiles, each EXIF orientation), the orientation
+  /// corpus, and encodings libvips's saver makes of two photos (chroma not subsampled,
+  /// restart markers, optimised Huffman tables, progressive 4:4:4, a size that is no
+  /// multiple of a block, CMYK progressive, greyscale progressive).
+  static func jpegs() throws -> [(name: String, bytes: [UInt8])] {
+    var files: [String] = try Fixture.photos.filter { $0.name.hasSuffix(".jpg") }.map {
+      try $0.path()
+    }
+    let corpus = Fixtures.folder.appendingPathComponent("corpora/exif-orientation")
+    files += try FileManager.default.contentsOfDirectory(atPath: corpus.path).sorted()
+      .filter { $0.hasSuffix(".jpg") }.map { corpus.appendingPathComponent($0).path }
+    var jpegs = try files.map {
+      (name: $0, bytes: [UInt8](try Data(contentsOf: URL(filePath: $0))))
+    }
+    let folder = try Fixtures.temporaryFolder()
+    defer { try? FileManager.default.removeItem(at: folder) }
+    let retina = try VipsImage(file: Fixtures.photo("retina.jpg"))
+    let odd = try VipsImage(file: Fixtures.photo("rocket.jpg")).cropped(
+      left: 3, top: 5, width: 333, height: 217)
+    let cmyk = try VipsImage(file: Self.cmykPath())
+    let made: [(String, VipsImage, String)] = [
+      ("444.jpg", retina, "Q=90,subsample_mode=off"),
+      ("420.jpg", retina, "Q=75,subsample_mode=on"),
+      ("restarts.jpg", retina, "Q=85,restart_interval=3"),
+      ("optimised.jpg", retina, "Q=92,optimize_coding,strip"),
+      ("progressive-444.jpg", retina, "Q=85,interlace,subsample_mode=off"),
+      ("progressive-scans.jpg", retina, "Q=80,interlace,optimize_scans"),
+      ("odd-size.jpg", odd, "Q=90"),
+      ("odd-size-progressive.jpg", odd, "Q=70,interlace"),
+      ("cmyk-progressive.jpg", cmyk, "Q=90,interlace"),
+      ("grey-progressive.jpg", try retina.toGreyscale(), "Q=90,interlace"),
+    ]
+    for (name, image, options) in made {
+      let path = folder.appendingPathComponent(name).path
+      try image.save(to: path, options: options)
+      jpegs.append((name: name, bytes: [UInt8](try Data(contentsOf: URL(filePath: path)))))
+    }
+    return jpegs
+  }
+
+  static func cmykPath() throws -> String {
+    try #require(Fixture.named("coffee-cmyk.jpg")).path()
+  }
+
+  /// libvips's own load of `bytes` shrunk by `factor`, in memory.
+  static func libvipsLoad(_ bytes: [UInt8], factor: Int, failOn: FailOn = .warning) throws
+    -> VipsImage
+  {
+    try VipsImage.loadedByLibvips(
+      ByteBuffer(copying: bytes),
+      options: ShrinkOnLoad.options(loader: "jpegload", factor: factor),
+      failOn: failOn.libvips, source: "reference.jpg"
+    ).materialized()
+  }
+
+  static func libjpegDecode(_ bytes: [UInt8], factor: Int) throws -> VipsImage? {
+    let probe = try VipsImage(bytes: bytes, name: "probe.jpg")
+    return try VipsImage.decodedByLibjpeg(
+      ByteBuffer(copying: bytes), like: probe, shrunkBy: factor, source: "probe.jpg")
+  }
+
+  /// The fields but two that say how an image was made, not what it shows: the name
+  /// libvips gives a temporary image, and the mark of its sequential loader.
+  static func comparable(_ fields: [String: String]) -> [String: String] {
+    fields.filter { $0.key != "filename" && $0.key != "vips-sequential" }
+  }
+
+  @Test("every pixel and every metadata field of libvips's jpegload, at each shrink")
+  func sameAsLibvips() throws {
+    let jpegs = try Self.jpegs()
+    #expect(jpegs.count >= 25)
+    for jpeg in jpegs {
+      for factor in [1, 2, 4, 8] {
+        let theirs = try Self.libvipsLoad(jpeg.bytes, factor: factor)
+        guard let ours = try Self.libjpegDecode(jpeg.bytes, factor: factor) else {
+          Issue.record("\(jpeg.name) at 1/\(factor): declined, though libvips reads it clean")
+          continue
+        }
+        #expect(ours.isInMemory, "\(jpeg.name)")
+        #expect(
+          (ours.width, ours.height, ours.bands, ours.format, ours.interpretation)
+            == (theirs.width, theirs.height, theirs.bands, theirs.format, theirs.interpretation),
+          "\(jpeg.name) at 1/\(factor)")
+        #expect(
+          Self.comparable(ours.metadataFields) == Self.comparable(theirs.metadataFields),
+          "\(jpeg.name) at 1/\(factor)")
+        #expect(try ours.writePixels() == theirs.writePixels(), "\(jpeg.name) at 1/\(factor)")
+      }
+    }
+  }
+
+  @Test("the metadata compared holds what the render reads: a profile, an orientation, CMYK")
+  func theComparedFieldsAreThere() throws {
+    let rocket = try #require(try Self.libjpegDecode(Fixtures.bytes("rocket.jpg"), factor: 2))
+    #expect(rocket.hasICCProfile)
+    // 640x427 halved: libvips's sizes round down, libjpeg's up (214).
+    #expect(rocket.width == 320 && rocket.height == 213)
+    let turnedPath = try #require(Fixture.named("chelsea-exif6.jpg")).path()
+    let turned = try Self.libjpegDecode(
+      [UInt8](try Data(contentsOf: URL(filePath: turnedPath))), factor: 1)
+    #expect(turned?.metadataFields["orientation"] == "6")
+    let cmyk = try #require(
+      try Self.libjpegDecode(
+        [UInt8](try Data(contentsOf: URL(filePath: Self.cmykPath()))),
+        factor: 1))
+    #expect(cmyk.interpretation == Interpretation.cmyk && cmyk.bands == 4)
+  }
+
+  /// Each damage libjpeg warns about: the decode declines, and the decode a render runs
+  /// gives libvips's verdict (refused, or decoded by libvips as before).
+  @Test("a file libjpeg warns about is left to libvips")
+  func damageIsLeftToLibvips() throws {
+    let folder = try Fixtures.temporaryFolder()
+    defer { try? FileManager.default.removeItem(at: folder) }
+    let damaged = [
+      try Generated.truncatedJPEG(in: folder),
+      try Generated.jpegWithoutEndMarker(in: folder),
+      try Generated.jpegWithStrayMarker(in: folder),
+      try Generated.jpegWithExtraneousBytes(in: folder),
+      try Generated.jpegCutWithEndMarker("retina.jpg", in: folder),
+      Fixtures.folder.appendingPathComponent("bad/progressive-8000x8000-cut.jpg").path,
+    ]
+    for path in damaged {
+      let bytes = [UInt8](try Data(contentsOf: URL(filePath: path)))
+      for factor in [1, 8] {
+        #expect(try Self.libjpegDecode(bytes, factor: factor) == nil, "\(path) at 1/\(factor)")
+      }
+    }
+    // Through the whole decode: the stray marker is refused at the default level and
+    // decoded by libvips when anything goes, grey rows and all.
+    let stray = [UInt8](try Data(contentsOf: URL(filePath: damaged[2])))
+    #expect(throws: VipsError.self) {
+      try VipsImage.decode(bytes: stray, name: "stray.jpg") { _ in 1 }
+    }
+    let anything = try VipsImage.decode(bytes: stray, name: "stray.jpg", failOn: .none) { _ in 1 }
+    #expect(anything.image.metadataFields["vips-sequential"] == "1")
+    #expect(
+      try anything.image.writePixels()
+        == Self.libvipsLoad(stray, factor: 1, failOn: .none).writePixels())
+  }
+
+  @Test("the render's decode of a clean JPEG is this decode, turned and made sRGB after")
+  func theRenderDecodesWithIt() throws {
+    let bytes = try Fixtures.bytes("hubble.jpg")
+    let decoded = try VipsImage.decode(bytes: bytes, name: "hubble.jpg") { _ in 4 }
+    #expect(decoded.shrunkBy == 2)
+    // libvips's sequential loader marks what it loads; this decode does not.
+    #expect(decoded.image.metadataFields["vips-sequential"] == nil)
+    let direct = try #require(try Self.libjpegDecode(bytes, factor: 2))
+    #expect(try decoded.image.writePixels() == direct.toSRGB().writePixels())
+    #expect(
+      try decoded.image.writePixels() == Self.libvipsLoad(bytes, factor: 2).toSRGB().writePixels())
+  }
+
+  /// A large progressive JPEG: libjpeg reads all its scans before the first row, and
+  /// its progress monitor is where the limit is checked.
+  @Test("the decode stops at this thread's time limit, inside a progressive file's scans")
+  func stopsAtTheTimeLimit() throws {
+    let side = 3000
+    var noise = [UInt8](repeating: 0, count: side * side * 3)
+    var state: UInt32 = 12345
+    for i in noise.indices {
+      state = state &* 1_664_525 &+ 1_013_904_223
+      noise[i] = UInt8(truncatingIfNeeded: state >> 24)
+    }
+    let image = try VipsImage(pixels: noise, width: side, height: side, bands: 3)
+    let folder = try Fixtures.temporaryFolder()
+    defer { try? FileManager.default.removeItem(at: folder) }
+    let path = folder.appendingPathComponent("noise.jpg").path
+    try image.save(to: path, options: "Q=98,interlace,subsample_mode=off")
+    let bytes = [UInt8](try Data(contentsOf: URL(filePath: path)))
+    let probe = try VipsImage(bytes: bytes, name: "noise.jpg")
+    let start = ContinuousClock.now
+    #expect(throws: VipsError.timedOut(source: "noise.jpg", seconds: 0.005)) {
+      try Vips.withTimeLimit(.milliseconds(5), source: "noise.jpg", timedOut: { $0 }) {
+        () throws(VipsError) in
+        _ = try VipsImage.decodedByLibjpeg(
+          ByteBuffer(copying: bytes), like: probe, shrunkBy: 1, source: "noise.jpg")
+      }
+    }
+    // A guard against a hang, not a timing: the whole decode takes far longer than 5 ms.
+    #expect(Vips.seconds(ContinuousClock.now - start) < 20)
+    // Without a limit the same bytes decode.
+    let whole = try #require(
+      try VipsImage.decodedByLibjpeg(
+        ByteBuffer(copying: bytes), like: probe, shrunkBy: 1, source: "noise.jpg"))
+    #expect(whole.width == side && whole.height == side)
+  }
+}
