@@ -41,8 +41,9 @@ let package = Package(
       pkgConfig: "lcms2",
       providers: [.apt(["liblcms2-dev"])]
     ),
-    // libjpeg, which libvips decodes JPEG with: the shim asks it which warning a decode
-    // raised (Sources/CVipsShim/JPEGScanCheck.c).
+    // libjpeg, which libvips decodes JPEG with: the shim decodes a JPEG libjpeg reads
+    // without a warning straight into memory (Sources/CVipsShim/JPEGDecode.c), and asks it
+    // which warning a decode raised (Sources/CVipsShim/JPEGScanCheck.c).
     .systemLibrary(
       name: "CJPEG",
       pkgConfig: "libjpeg",
@@ -56,7 +57,14 @@ let package = Package(
       pkgConfig: "libwebp",
       providers: [.apt(["libwebp-dev"])]
     ),
-    .target(name: "CVipsShim", dependencies: ["CVips", "CLCMS2", "CJPEG", "CWebP"]),
+    // libpng, which libvips decodes PNG with: the shim decodes a PNG libpng reads without
+    // a warning straight into memory (Sources/CVipsShim/PNGDecode.c).
+    .systemLibrary(
+      name: "CPNG",
+      pkgConfig: "libpng",
+      providers: [.apt(["libpng-dev"])]
+    ),
+    .target(name: "CVipsShim", dependencies: ["CVips", "CLCMS2", "CJPEG", "CWebP", "CPNG"]),
     // A mutex ThreadSanitizer sees (pthread), for every lock of the library.
     .target(name: "Locking"),
     // libcurl, for the HTTP(S) client of URL sources (WebLoading).

@@ -62,35 +62,6 @@ static void on_progress(j_common_ptr info) {
     longjmp(decoder->escape, TIMED_OUT);
 }
 
-static void free_pixels(VipsImage *image, void *pixels) {
-  (void)image;
-  g_free(pixels);
-}
-
-/* The memory image of `pixels` (taken), with `probe`'s header and metadata but the
- * decode's size. */
-static VipsImage *image_of(VipsImage *probe, JSAMPLE *pixels, int width, int height,
-                           int bands) {
-  const size_t size = (size_t)width * height * bands;
-  VipsImage *image = vips_image_new_from_memory(pixels, size, width, height, bands,
-                                                VIPS_FORMAT_UCHAR);
-  if (!image) {
-    g_free(pixels);
-    return NULL;
-  }
-  g_signal_connect(image, "postclose", G_CALLBACK(free_pixels), pixels);
-  if (vips_image_pipelinev(image, VIPS_DEMAND_STYLE_THINSTRIP, probe, NULL)) {
-    g_object_unref(image);
-    return NULL;
-  }
-  /* pipelinev copied the probe's fields, its size (the photo's, unshrunk) among them. */
-  image->Xsize = width;
-  image->Ysize = height;
-  image->Bands = bands;
-  image->BandFmt = VIPS_FORMAT_UCHAR;
-  return image;
-}
-
 int cvips_jpeg_decode_like(VipsImage *probe, const void *data, size_t length, int shrink,
                            VipsImage **out) {
   *out = NULL;
@@ -158,7 +129,7 @@ int cvips_jpeg_decode_like(VipsImage *probe, const void *data, size_t length, in
   jpeg_destroy_decompress(&info);
   created = 0;
   pixels = NULL;
-  VipsImage *image = image_of(probe, buffer, width, height, bands);
+  VipsImage *image = cvips_memory_image_taking(probe, buffer, width, height);
   if (!image) {
     vips_error_clear();
     cvips_thread_errors_clear();

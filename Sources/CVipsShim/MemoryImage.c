@@ -32,3 +32,22 @@ VipsImage *cvips_unzeroed_memory_image_like(VipsImage *in) {
   }
   return image;
 }
+
+VipsImage *cvips_memory_image_taking(VipsImage *like, void *pixels, int width, int height) {
+  const size_t size = (size_t)width * height * VIPS_IMAGE_SIZEOF_PEL(like);
+  VipsImage *image =
+      vips_image_new_from_memory(pixels, size, width, height, like->Bands, like->BandFmt);
+  if (!image) {
+    g_free(pixels);
+    return NULL;
+  }
+  g_signal_connect(image, "postclose", G_CALLBACK(free_pixels), pixels);
+  if (vips_image_pipelinev(image, VIPS_DEMAND_STYLE_THINSTRIP, like, NULL)) {
+    g_object_unref(image);
+    return NULL;
+  }
+  /* pipelinev copied `like`'s fields, its size among them. */
+  image->Xsize = width;
+  image->Ysize = height;
+  return image;
+}

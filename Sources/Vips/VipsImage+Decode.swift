@@ -51,11 +51,11 @@ extension VipsImage {
       header, shrunkBy: factor, fileSize: bytes.count, source: name)
     let options = ShrinkOnLoad.options(loader: header.loader, factor: factor)
     func load(_ storage: ByteBuffer, _ level: VipsFailOn) throws(VipsError) -> VipsImage {
-      // A clean JPEG is decoded by libjpeg alone, to the same pixels; anything libjpeg
-      // warns about goes to libvips's loader, which judges it.
+      // A clean JPEG or PNG is decoded by its codec alone, to the same pixels; anything
+      // the codec warns about goes to libvips's loader, which judges it.
       var loaded: VipsImage
-      if header.loader == "jpegload",
-        let direct = try decodedByLibjpeg(storage, like: probe, shrunkBy: factor, source: name)
+      if let direct = try decodedByCodec(
+        storage, like: probe, loader: header.loader, shrunkBy: factor, source: name)
       {
         loaded = direct
       } else {
@@ -110,5 +110,37 @@ extension VipsImage {
       throw .truncated(source: name, message: TruncationCheck.scanRanOutReason(warning))
     }
     return (decoded, header, factor)
+  }
+}
+
+extension VipsImage {
+  /// A clean JPEG or PNG decoded by its codec alone into memory, shrunk on load by
+  /// `factor` (``decodedByLibjpeg(_:like:shrunkBy:source:)``,
+  /// ``decodedByLibpng(_:like:source:)``); nil for any other file, or when the codec
+  /// warns or fails, and libvips's loader must judge it.
+  static func decodedByCodec(
+    _ storage: ByteBuffer, like probe: VipsImage, loader: String, shrunkBy factor: Int,
+    source: String
+  ) throws(VipsError) -> VipsImage? {
+    switch loader {
+    case "jpegload":
+      try decodedByLibjpeg(storage, like: probe, shrunkBy: factor, source: source)
+    case "pngload" where factor == 1:
+      try decodedByLibpng(storage, like: probe, source: source)
+    default:
+      nil
+    }
+  }
+
+  /// libvips's own loader on `storage`, with load `options` (a shrink) and `failOn`: the
+  /// decode of anything ``decodedByCodec(_:like:loader:shrunkBy:source:)`` leaves, and the
+  /// reference that decode is checked against. Computed when its pixels are first read.
+  static func loadedByLibvips(
+    _ storage: ByteBuffer, options: String, failOn: VipsFailOn, source: String
+  ) throws(VipsError) -> VipsImage {
+    try create("load", source: source, anchors: [storage]) { out in
+      cvips_image_new_from_buffer_options(
+        storage.start, storage.count, options, out, VIPS_ACCESS_SEQUENTIAL, failOn)
+    }
   }
 }

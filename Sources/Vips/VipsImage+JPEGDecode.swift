@@ -32,16 +32,4 @@ extension VipsImage {
       return nil
     }
   }
-
-  /// libvips's own loader on `storage`, with load `options` (a shrink) and `failOn`: the
-  /// decode of anything ``decodedByLibjpeg(_:like:shrunkBy:source:)`` leaves, and the
-  /// reference it is checked against. Computed when its pixels are first read.
-  static func loadedByLibvips(
-    _ storage: ByteBuffer, options: String, failOn: VipsFailOn, source: String
-  ) throws(VipsError) -> VipsImage {
-    try create("load", source: source, anchors: [storage]) { out in
-      cvips_image_new_from_buffer_options(
-        storage.start, storage.count, options, out, VIPS_ACCESS_SEQUENTIAL, failOn)
-    }
-  }
 }

@@ -230,6 +230,13 @@ int cvips_jpeg_scan_runs_out(const void *data, size_t length, char *message,
 int cvips_jpeg_decode_like(VipsImage *probe, const void *data, size_t length, int shrink,
                            VipsImage **out);
 
+/* PNGDecode.c: the PNG in `data` decoded by libpng alone into a memory image with
+ * `probe`'s metadata (libvips's header of the same bytes): the pixels libvips's pngload
+ * gives. 0 and *out on success; 1 (*out NULL) when libpng warns or fails or the file is
+ * not for this path (the caller loads with libvips, which judges it); 2 when this
+ * thread's time limit passed during the decode. */
+int cvips_png_decode_like(VipsImage *probe, const void *data, size_t length, VipsImage **out);
+
 /* ThreadWarnings.c: the warnings libvips raises on this thread between begin and end,
  * one a line (g_free the text; NULL when there were none). The log handler offers each
  * warning; it is kept only while this thread collects. */
@@ -249,6 +256,11 @@ void cvips_thread_errors_clear(void);
  * vips_image_pipelinev gives them) whose pixels are allocated but not zeroed, freed with
  * the image: for pixels about to be written whole. NULL with libvips's error. */
 VipsImage *cvips_unzeroed_memory_image_like(VipsImage *in);
+/* MemoryImage.c: a memory image of `pixels` (g_malloc'd, taken: freed with the image,
+ * or at once on failure), `width` x `height` packed pixels of `like`'s bands and format,
+ * with `like`'s header fields and metadata (a decoder's: libvips's header of the same
+ * bytes). NULL with libvips's error. */
+VipsImage *cvips_memory_image_taking(VipsImage *like, void *pixels, int width, int height);
 
 /* Resample.c's AVX2 kernels (ResampleKernels.c): the in-memory
  * resizes run them when the processor has AVX2, and its scalar loops otherwise, with the
