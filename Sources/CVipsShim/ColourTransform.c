@@ -51,6 +51,7 @@
 #include "RowStrips.h"
 
 #include <lcms2.h>
+#include <math.h>
 #include <pthread.h>
 #include <stdint.h>
 #include <stdlib.h>
@@ -489,9 +490,44 @@ static void cmyk_row(const VipsPel *in, int y, int width, void *context) {
   }
 }
 
+/* libvips 8.14's 8-bit linear-to-sRGB table (LabQ2sRGB.c, calcul_tables(256)), with its
+ * extra last element for the interpolation. Made by pthread_once. */
+static int linear_to_srgb_8[257];
+
+static void prepare_linear_to_srgb_8(void) {
+  for (int i = 0; i < 256; i++) {
+    const float f = (float)i / 255;
+    float v;
+    if (f <= 0.0031308)
+      v = 12.92 * f;
+    else
+      v = (1.0 + 0.055) * pow(f, 1.0 / 2.4) - 0.055;
+    linear_to_srgb_8[i] = (int)rint(255 * v);
+  }
+  linear_to_srgb_8[256] = linear_to_srgb_8[255];
+}
+
+/* vips_col_scRGB2sRGB_8's arithmetic for one channel (LabQ2sRGB.c): clip to the table,
+ * interpolate between its two nearest points in float, round to even. The channel is
+ * never NaN here: it comes from 16-bit XYZ. */
+static inline int linear_channel_to_srgb_8(float channel) {
+  float index = channel * 255;
+  if (index < 0)
+    index = 0;
+  else if (index > 255)
+    index = 255;
+  const int low = (int)index;
+  const float v = linear_to_srgb_8[low] +
+                  (linear_to_srgb_8[low + 1] - linear_to_srgb_8[low]) * (index - low);
+  return (int)rint(v);
+}
+
 /* The same XYZ floats, then on to 8-bit sRGB as vips_colourspace goes from XYZ
- * (vips_XYZ2scRGB, then vips_scRGB2sRGB at depth 8), through the same per-pixel functions
- * those operations' lines call: one pass, no float image between. */
+ * (vips_XYZ2scRGB, then vips_scRGB2sRGB at depth 8): vips_col_XYZ2scRGB's and
+ * vips_col_scRGB2sRGB_8's arithmetic inline, operation for operation (in double where
+ * libvips's constants are, stored to float where it stores), no multiply fused with an
+ * add: one pass, no float image between, no call per pixel. */
+#pragma clang fp contract(off)
 static void cmyk_srgb_row(const VipsPel *in, int y, int width, void *context) {
   const CMYKRows *rows = context;
   cmyk_grid_row(rows->grid, in, 4, rows->fixed, width);
@@ -500,15 +536,18 @@ static void cmyk_srgb_row(const VipsPel *in, int y, int width, void *context) {
   for (int x = 0; x < width; x++, p += 3, q += 3) {
     const float X = (double)p[0] / CMYK_X_FAC, Y = (double)p[1] / CMYK_Y_FAC,
                 Z = (double)p[2] / CMYK_Z_FAC;
-    float R, G, B;
-    int r, g, b;
-    vips_col_XYZ2scRGB(X, Y, Z, &R, &G, &B);
-    vips_col_scRGB2sRGB_8(R, G, B, &r, &g, &b, NULL);
-    q[0] = (VipsPel)r;
-    q[1] = (VipsPel)g;
-    q[2] = (VipsPel)b;
+    const float R = 3.2406 / VIPS_D65_Y0 * X + -1.5372 / VIPS_D65_Y0 * Y +
+                    -0.4986 / VIPS_D65_Y0 * Z;
+    const float G = -0.9689 / VIPS_D65_Y0 * X + 1.8758 / VIPS_D65_Y0 * Y +
+                    0.0415 / VIPS_D65_Y0 * Z;
+    const float B = 0.0557 / VIPS_D65_Y0 * X + -0.2040 / VIPS_D65_Y0 * Y +
+                    1.0570 / VIPS_D65_Y0 * Z;
+    q[0] = (VipsPel)linear_channel_to_srgb_8(R);
+    q[1] = (VipsPel)linear_channel_to_srgb_8(G);
+    q[2] = (VipsPel)linear_channel_to_srgb_8(B);
   }
 }
+#pragma clang fp contract(on)
 
 /* libvips's CMYK import of `in` to float XYZ, or on to 8-bit sRGB. */
 static int cmyk_import_of(VipsImage *in, VipsImage **out, int to_srgb) {
@@ -518,6 +557,8 @@ static int cmyk_import_of(VipsImage *in, VipsImage **out, int to_srgb) {
       in->Type != VIPS_INTERPRETATION_CMYK)
     return 1;
   pthread_once(&once, build_cmyk_import);
+  static pthread_once_t table_once = PTHREAD_ONCE_INIT;
+  if (to_srgb) pthread_once(&table_once, prepare_linear_to_srgb_8);
   CMYKGrid *grid = cmyk_import;
   if (!grid) return 1;
 
