@@ -68,6 +68,7 @@ static struct {
   cmsMAT3 inverse;               /* its colorants inverted, times OUTPUT_ADJUST */
   cmsToneCurve *reversed[3];     /* its TRCs reversed (cmsReverseToneCurve) */
   uint8_t second[3][16385];      /* FillSecondShaper for 8-bit output */
+  uint8_t past_second[4];        /* read (and masked off) by the AVX2 row's gathers */
 } srgb;
 
 /* ReadICCMatrixRGB2XYZ: the colorants as columns. */
@@ -256,32 +257,121 @@ MatrixShaper *matrix_shaper_new(cmsHPROFILE input) {
 void matrix_shaper_free(MatrixShaper *shaper) { free(shaper); }
 
 /* MatShaperEval16's row of the product (int arithmetic wrapping as lcms's does). */
-static inline uint8_t shape(const int32_t row[3], int32_t r, int32_t g, int32_t b,
+static inline uint8_t shape(int32_t m0, int32_t m1, int32_t m2, int32_t r, int32_t g, int32_t b,
                             const uint8_t *second) {
-  const int32_t sum = (int32_t)((uint32_t)row[0] * (uint32_t)r + (uint32_t)row[1] * (uint32_t)g +
-                                (uint32_t)row[2] * (uint32_t)b + 0x2000U);
+  const int32_t sum = (int32_t)((uint32_t)m0 * (uint32_t)r + (uint32_t)m1 * (uint32_t)g +
+                                (uint32_t)m2 * (uint32_t)b + 0x2000U);
   const int32_t l = sum >> 14;
   return second[l < 0 ? 0 : (l > 16384 ? 16384 : l)];
 }
 
-void matrix_shaper_row(const MatrixShaper *shaper, const VipsPel *in, int in_bands,
-                       VipsPel *out, int width) {
+#if defined(__x86_64__) && (defined(__clang__) || defined(__GNUC__))
+#define HAVE_AVX2_SHAPER 1
+#include <immintrin.h>
+
+/* shape() for eight pixels: their three samples as 32-bit lanes, each through the first
+ * shaper, the matrix row in wrapping 32-bit arithmetic (vpmulld keeps the low 32 bits of
+ * each product, as lcms's int arithmetic does), the shift, the clip and the second
+ * shaper (a 32-bit gather at each byte, masked to it). */
+__attribute__((target("avx2"))) static inline __m256i shape8(__m256i r, __m256i g, __m256i b,
+                                                             int32_t m0, int32_t m1, int32_t m2,
+                                                             const uint8_t *second) {
+  __m256i sum = _mm256_add_epi32(_mm256_mullo_epi32(_mm256_set1_epi32(m0), r),
+                                 _mm256_mullo_epi32(_mm256_set1_epi32(m1), g));
+  sum = _mm256_add_epi32(sum, _mm256_mullo_epi32(_mm256_set1_epi32(m2), b));
+  sum = _mm256_add_epi32(sum, _mm256_set1_epi32(0x2000));
+  __m256i l = _mm256_srai_epi32(sum, 14);
+  l = _mm256_min_epi32(_mm256_max_epi32(l, _mm256_setzero_si256()), _mm256_set1_epi32(16384));
+  return _mm256_and_si256(_mm256_i32gather_epi32((const int *)second, l, 1),
+                          _mm256_set1_epi32(0xFF));
+}
+
+/* Eight pixels at a time, while at least two more pixels follow (three bands: each
+ * pixel's gather reads one byte of the next, and the packed store writes four bytes past
+ * the eighth) or while eight remain (four bands). Returns how many pixels it did; the
+ * scalar loop does the rest. The same arithmetic as shape(). */
+__attribute__((target("avx2"))) static int matrix_shaper_row_avx2(
+    const MatrixShaper *shaper, const VipsPel *restrict in, int in_bands,
+    VipsPel *restrict out, int width) {
+  const __m256i offsets = _mm256_mullo_epi32(_mm256_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7),
+                                             _mm256_set1_epi32(in_bands));
+  const __m256i byte = _mm256_set1_epi32(0xFF);
+  /* Each lane's three bytes to the front of its half: 12 bytes of packed RGB a half. */
+  const __m256i pack = _mm256_setr_epi8(0, 1, 2, 4, 5, 6, 8, 9, 10, 12, 13, 14, -1, -1, -1, -1,
+                                        0, 1, 2, 4, 5, 6, 8, 9, 10, 12, 13, 14, -1, -1, -1, -1);
+  const int32_t(*m)[3] = shaper->matrix;
+  const int last = in_bands == 3 ? width - 10 : width - 8;
+  int x = 0;
+  for (; x <= last; x += 8) {
+    const __m256i pixels =
+        _mm256_i32gather_epi32((const int *)(in + (size_t)x * in_bands), offsets, 1);
+    const __m256i r = _mm256_i32gather_epi32(shaper->first[0], _mm256_and_si256(pixels, byte), 4);
+    const __m256i g = _mm256_i32gather_epi32(
+        shaper->first[1], _mm256_and_si256(_mm256_srli_epi32(pixels, 8), byte), 4);
+    const __m256i b = _mm256_i32gather_epi32(
+        shaper->first[2], _mm256_and_si256(_mm256_srli_epi32(pixels, 16), byte), 4);
+    const __m256i R = shape8(r, g, b, m[0][0], m[0][1], m[0][2], srgb.second[0]);
+    const __m256i G = shape8(r, g, b, m[1][0], m[1][1], m[1][2], srgb.second[1]);
+    const __m256i B = shape8(r, g, b, m[2][0], m[2][1], m[2][2], srgb.second[2]);
+    __m256i packed = _mm256_or_si256(
+        R, _mm256_or_si256(_mm256_slli_epi32(G, 8), _mm256_slli_epi32(B, 16)));
+    VipsPel *q = out + (size_t)x * in_bands;
+    if (in_bands == 4) {
+      packed = _mm256_or_si256(packed,
+                               _mm256_and_si256(pixels, _mm256_set1_epi32((int)0xFF000000)));
+      _mm256_storeu_si256((__m256i *)q, packed);
+    } else {
+      packed = _mm256_shuffle_epi8(packed, pack);
+      _mm_storeu_si128((__m128i *)q, _mm256_castsi256_si128(packed));
+      _mm_storeu_si128((__m128i *)(q + 12), _mm256_extracti128_si256(packed, 1));
+    }
+  }
+  return x;
+}
+#endif
+
+/* The tables and the matrix are read into locals first: every byte stored to `out` may
+ * alias anything (it is a char), so read through `shaper` they were loaded again for
+ * each pixel. */
+void matrix_shaper_row(const MatrixShaper *shaper, const VipsPel *restrict in, int in_bands,
+                       VipsPel *restrict out, int width) {
   const int extra = in_bands - 3;
   if (shaper->curves_only) {
+    const uint8_t *const c0 = shaper->curve[0], *const c1 = shaper->curve[1],
+                         *const c2 = shaper->curve[2];
     for (int x = 0; x < width; x++, in += in_bands, out += in_bands) {
-      out[0] = shaper->curve[0][in[0]];
-      out[1] = shaper->curve[1][in[1]];
-      out[2] = shaper->curve[2][in[2]];
+      const uint8_t r = c0[in[0]], g = c1[in[1]], b = c2[in[2]];
+      out[0] = r;
+      out[1] = g;
+      out[2] = b;
       for (int e = 0; e < extra; e++) out[3 + e] = in[3 + e];
     }
     return;
   }
-  for (int x = 0; x < width; x++, in += in_bands, out += in_bands) {
-    const int32_t r = shaper->first[0][in[0]], g = shaper->first[1][in[1]],
-                  b = shaper->first[2][in[2]];
-    out[0] = shape(shaper->matrix[0], r, g, b, srgb.second[0]);
-    out[1] = shape(shaper->matrix[1], r, g, b, srgb.second[1]);
-    out[2] = shape(shaper->matrix[2], r, g, b, srgb.second[2]);
+  const int32_t *const f0 = shaper->first[0], *const f1 = shaper->first[1],
+                       *const f2 = shaper->first[2];
+  const int32_t m00 = shaper->matrix[0][0], m01 = shaper->matrix[0][1],
+                m02 = shaper->matrix[0][2], m10 = shaper->matrix[1][0],
+                m11 = shaper->matrix[1][1], m12 = shaper->matrix[1][2],
+                m20 = shaper->matrix[2][0], m21 = shaper->matrix[2][1],
+                m22 = shaper->matrix[2][2];
+  const uint8_t *const s0 = srgb.second[0], *const s1 = srgb.second[1],
+                       *const s2 = srgb.second[2];
+  int x = 0;
+#ifdef HAVE_AVX2_SHAPER
+  if ((in_bands == 3 || in_bands == 4) && cvips_resample_uses_vector_kernels()) {
+    x = matrix_shaper_row_avx2(shaper, in, in_bands, out, width);
+    in += (size_t)x * in_bands;
+    out += (size_t)x * in_bands;
+  }
+#endif
+  for (; x < width; x++, in += in_bands, out += in_bands) {
+    const int32_t r = f0[in[0]], g = f1[in[1]], b = f2[in[2]];
+    const uint8_t R = shape(m00, m01, m02, r, g, b, s0), G = shape(m10, m11, m12, r, g, b, s1),
+                  B = shape(m20, m21, m22, r, g, b, s2);
+    out[0] = R;
+    out[1] = G;
+    out[2] = B;
     for (int e = 0; e < extra; e++) out[3 + e] = in[3 + e];
   }
 }

@@ -16,8 +16,9 @@ MatrixShaper *matrix_shaper_new(cmsHPROFILE input);
 void matrix_shaper_free(MatrixShaper *shaper);
 
 /* `width` pixels of `in_bands` bands to `3 + in_bands - 3` bands: the first three
- * through the tables, any further bands copied after them. */
-void matrix_shaper_row(const MatrixShaper *shaper, const VipsPel *in, int in_bands,
-                       VipsPel *out, int width);
+ * through the tables, any further bands copied after them. `in` and `out` do not
+ * overlap. */
+void matrix_shaper_row(const MatrixShaper *shaper, const VipsPel *restrict in, int in_bands,
+                       VipsPel *restrict out, int width);
 
 #endif

@@ -167,6 +167,47 @@ struct ICCTransformTests {
     }
   }
 
+  /// The matrix-shaper row runs eight pixels at a time with AVX2 where the processor has
+  /// it (MatrixShaper.c), the scalar loop for the rest of a row and otherwise: every colour
+  /// through both, with three bands and with an alpha band carried along (its own values,
+  /// every byte), and rows of every length from 1 to 24 (the vector loop's ends).
+  @Test(
+    "every 8-bit colour through a matrix shaper, vector and scalar, with alpha and odd rows",
+    arguments: [false, true])
+  func everyColourBothPaths(scalar: Bool) async throws {
+    try await ComputeExecutor.run {
+      let profile = try #require(try VipsImage(file: Fixtures.photo("rocket.jpg")).iccProfile)
+      let colours = try Self.everyColour()
+      let alpha = try VipsImage(
+        pixels: (0..<(4096 * 4096)).map { UInt8(truncatingIfNeeded: $0 &* 7 >> 3) },
+        width: 4096, height: 4096, bands: 1)
+      let withAlpha = try colours.joiningBands(alpha).materialized()
+      let narrow = try (1...24).map { width in
+        try colours.cropped(left: 4096 - width - 3, top: 17 * width, width: width, height: 2)
+          .materialized()
+      }
+      func check() throws {
+        try Self.expectTakenAndSame("every colour, scalar \(scalar)") {
+          try colours.embeddingICCProfile(profile)
+        }
+        try Self.expectTakenAndSame("every colour with alpha, scalar \(scalar)") {
+          try withAlpha.embeddingICCProfile(profile)
+        }
+        for image in narrow {
+          try Self.expectTakenAndSame("a row of \(image.width), scalar \(scalar)") {
+            try image.embeddingICCProfile(profile)
+          }
+        }
+      }
+      if scalar {
+        try ResampleKernels.scalar { try check() }
+      } else {
+        #expect(ResampleKernels.vectorKernelsOnThisThread == ResampleKernels.vectorKernelsAvailable)
+        try check()
+      }
+    }
+  }
+
   /// CMYK profiles go through lcms's 17-point grid computed node by node (CMYKGrid.c):
   /// libvips's bytes on every grid level (each node, on it and either side of it) and on
   /// random values, with a fifth band carried along.
