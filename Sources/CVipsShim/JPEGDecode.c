@@ -9,7 +9,8 @@
  * Only a clean file takes this path. The decode is libvips's (8.14, jpeg2vips.c):
  * jpeg_read_header, scale 1/shrink, libjpeg's default output colour space (RGB for
  * YCbCr, grey, CMYK for CMYK and YCCK) and its defaults otherwise (JDCT_ISLOW, fancy
- * upsampling), every row read in order, CMYK inverted when the file has an Adobe marker.
+ * upsampling), every row read in order, CMYK inverted (as libvips 8.14 inverts every
+ * CMYK JPEG, whether or not it has an Adobe marker).
  * The first warning or error libjpeg raises (a corrupt segment, data cut short, a
  * marker out of place) stops it and returns 1: the caller then loads with libvips,
  * whose fail-on levels, messages and truncation rules stay the only ones that judge a
@@ -97,7 +98,8 @@ int cvips_jpeg_decode_like(VipsImage *probe, const void *data, size_t length, in
   const int width = (int)(info.image_width / (JDIMENSION)shrink),
             height = (int)(info.image_height / (JDIMENSION)shrink),
             bands = info.output_components;
-  const int invert = info.out_color_space == JCS_CMYK && info.saw_Adobe_marker;
+  /* libvips 8.14 inverts every CMYK JPEG, Adobe marker or not (read_jpeg_header). */
+  const int invert = info.out_color_space == JCS_CMYK;
   if (bands != probe->Bands || probe->BandFmt != VIPS_FORMAT_UCHAR || width <= 0 ||
       height <= 0 || (JDIMENSION)width > info.output_width ||
       (JDIMENSION)height > info.output_height)
