@@ -15,7 +15,8 @@
  * marker out of place) stops it and returns 1: the caller then loads with libvips,
  * whose fail-on levels, messages and truncation rules stay the only ones that judge a
  * damaged file. A file libjpeg reads without a warning is one libvips reads without one,
- * to the same pixels (Tests/VipsTests/JPEGDecodeTests.swift compares every JPEG of the
+ * to the same pixels, as long as libjpeg is handed the bytes as libvips hands them
+ * (below: its Huffman decoder warns about a bad code only when its buffer runs low) (Tests/VipsTests/JPEGDecodeTests.swift compares every JPEG of the
  * test corpora, byte for byte and field by field).
  *
  * Metadata (ICC profile, EXIF, orientation, resolution, interpretation) is the probe's,
@@ -63,6 +64,52 @@ static void on_progress(j_common_ptr info) {
     longjmp(decoder->escape, TIMED_OUT);
 }
 
+/* libvips's source manager (jpeg2vips.c, readjpeg_open_input): the bytes handed over
+ * 4096 at a time, from the start, and a skip that fills again as often as it must. The
+ * size matters, not the copy: libjpeg-turbo's Huffman decoder takes its fast path, which
+ * reads a bad code as zero without a warning, only while enough bytes are left in the
+ * buffer, so with the whole file in one buffer a damaged scan that libvips warns about
+ * would decode here without one. */
+enum { SOURCE_CHUNK = 4096 };
+
+typedef struct {
+  struct jpeg_source_mgr manager;
+  const JOCTET *data;
+  size_t length, position;
+} Source;
+
+static void source_init(j_decompress_ptr info) { (void)info; }
+
+static boolean source_fill(j_decompress_ptr info) {
+  Source *source = (Source *)info->src;
+  static const JOCTET end[2] = {0xFF, JPEG_EOI};
+  if (source->position < source->length) {
+    const size_t left = source->length - source->position;
+    source->manager.next_input_byte = source->data + source->position;
+    source->manager.bytes_in_buffer = left < SOURCE_CHUNK ? left : SOURCE_CHUNK;
+    source->position += source->manager.bytes_in_buffer;
+  } else {
+    /* The data ran out: a warning (which declines), as libjpeg's own source gives. */
+    WARNMS(info, JWRN_JPEG_EOF);
+    source->manager.next_input_byte = end;
+    source->manager.bytes_in_buffer = 2;
+  }
+  return TRUE;
+}
+
+static void source_skip(j_decompress_ptr info, long count) {
+  Source *source = (Source *)info->src;
+  if (count <= 0) return;
+  while (count > (long)source->manager.bytes_in_buffer) {
+    count -= (long)source->manager.bytes_in_buffer;
+    (void)source_fill(info);
+  }
+  source->manager.next_input_byte += (size_t)count;
+  source->manager.bytes_in_buffer -= (size_t)count;
+}
+
+static void source_term(j_decompress_ptr info) { (void)info; }
+
 int cvips_jpeg_decode_like(VipsImage *probe, const void *data, size_t length, int shrink,
                            VipsImage **out) {
   *out = NULL;
@@ -88,7 +135,16 @@ int cvips_jpeg_decode_like(VipsImage *probe, const void *data, size_t length, in
   jpeg_create_decompress(&info);
   created = 1;
   info.progress = &decoder.progress;
-  jpeg_mem_src(&info, (const unsigned char *)data, (unsigned long)length);
+  Source source = {
+      .manager = {.init_source = source_init,
+                  .fill_input_buffer = source_fill,
+                  .skip_input_data = source_skip,
+                  .resync_to_restart = jpeg_resync_to_restart,
+                  .term_source = source_term},
+      .data = data,
+      .length = length,
+  };
+  info.src = &source.manager;
   if (jpeg_read_header(&info, TRUE) != JPEG_HEADER_OK) longjmp(decoder.escape, DECLINED);
   info.scale_num = 1;
   info.scale_denom = (unsigned int)shrink;
@@ -123,9 +179,8 @@ int cvips_jpeg_decode_like(VipsImage *probe, const void *data, size_t length, in
       for (size_t i = stride * first, end = stride * (first + read); i < end; i++)
         buffer[i] = (JSAMPLE)(255 - buffer[i]);
   }
-  /* The rest of the file up to its EOI marker: a warning there (data after the last
-   * scan) is libvips's to judge too. */
-  jpeg_finish_decompress(&info);
+  /* As libvips, not jpeg_finish_decompress: what follows the last row (junk before the
+   * EOI marker) is never read, so it raises no warning there either. */
   if (packed < stride)
     for (int y = 1; y < height; y++) memmove(buffer + packed * y, buffer + stride * y, packed);
   jpeg_destroy_decompress(&info);

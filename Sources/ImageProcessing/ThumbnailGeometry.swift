@@ -70,8 +70,11 @@ public struct ThumbnailGeometry: Sendable, Equatable {
   }
 
   private func resampleKeepingProfile(
-    _ image: VipsImage, geometry: SourceGeometry, window: PixelRect?
+    _ source: VipsImage, geometry: SourceGeometry, window: PixelRect?
   ) throws(VipsError) -> VipsImage {
+    // A pipeline's steps before the resample (a blur) computed once, not again for each
+    // region the resample reads.
+    let image = try source.inMemoryOnThisThread()
     var scales = (h: 1 / horizontalShrink, v: 1 / verticalShrink)
     if !geometry.isActualSize(image) {
       scales = (

@@ -132,6 +132,26 @@ extension VipsImage {
     }
   }
 
+  /// The image a shim decoder made (`cvips_jpeg_decode_like`, `cvips_png_decode_like`)
+  /// from its `status`: 0, the image; 2, the time limit passed during the decode (thrown,
+  /// for ``Vips/withTimeLimit(_:source:timedOut:_:)`` to name); anything else, nil: the
+  /// decoder declined.
+  static func decoderResult(
+    _ status: Int32, _ out: UnsafeMutablePointer<CVips.VipsImage>?, codec: String,
+    source: String
+  ) throws(VipsError) -> VipsImage? {
+    switch status {
+    case 0:
+      guard let out else { return nil }
+      return VipsImage(taking: out, source: source, anchors: [])
+    case 2:
+      throw .worded(
+        "the \(codec) decode was stopped at the time limit", operation: "load", source: source)
+    default:
+      return nil
+    }
+  }
+
   /// libvips's own loader on `storage`, with load `options` (a shrink) and `failOn`: the
   /// decode of anything ``decodedByCodec(_:like:loader:shrunkBy:source:)`` leaves, and the
   /// reference that decode is checked against. Computed when its pixels are first read.

@@ -21,15 +21,6 @@ extension VipsImage {
     let status = withExtendedLifetime(probe) {
       cvips_jpeg_decode_like(probe.pointer, storage.start, storage.count, Int32(factor), &out)
     }
-    switch status {
-    case 0:
-      guard let out else { return nil }
-      return VipsImage(taking: out, source: source, anchors: [])
-    case 2:
-      throw .worded(
-        "the JPEG decode was stopped at the time limit", operation: "load", source: source)
-    default:
-      return nil
-    }
+    return try decoderResult(status, out, codec: "JPEG", source: source)
   }
 }

@@ -12,6 +12,16 @@ public enum Generated {
     return path
   }
 
+  /// `side` x `side` RGB pixels of noise from a linear congruential generator seeded with
+  /// `seed`: what compresses least, so a large image of it decodes slowly.
+  public static func noise(side: Int, seed: UInt32) -> [UInt8] {
+    var state = seed
+    return (0..<(side * side * 3)).map { _ in
+      state = state &* 1_664_525 &+ 1_013_904_223
+      return UInt8(truncatingIfNeeded: state >> 24)
+    }
+  }
+
   /// A truncated JPEG: the first 60% of `hubble.jpg`.
   public static func truncatedJPEG(in folder: URL) throws -> String {
     let bytes = try Data(contentsOf: URL(fileURLWithPath: Fixtures.photo("hubble.jpg")))

@@ -140,12 +140,7 @@ struct PNGDecodeTests {
   @Test("the decode stops at this thread's time limit, inside an interlaced file's passes")
   func stopsAtTheTimeLimit() throws {
     let side = 3000
-    var noise = [UInt8](repeating: 0, count: side * side * 3)
-    var state: UInt32 = 54321
-    for i in noise.indices {
-      state = state &* 1_664_525 &+ 1_013_904_223
-      noise[i] = UInt8(truncatingIfNeeded: state >> 24)
-    }
+    let noise = Generated.noise(side: side, seed: 54321)
     let folder = try Fixtures.temporaryFolder()
     defer { try? FileManager.default.removeItem(at: folder) }
     let path = folder.appendingPathComponent("noise.png").path
