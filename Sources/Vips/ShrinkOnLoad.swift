@@ -21,6 +21,15 @@ public enum ShrinkOnLoad {
     }
   }
 
+  /// ``factor(loader:shrink:)``, but never so large that the image's `smallerSide`
+  /// would shrink below one pixel: libvips 8.14's jpegload aborts the process on an image
+  /// of no rows ("bad dimensions"), as a 2049x3 JPEG shrunk by 8 gave.
+  public static func factor(loader: String, shrink: Double, smallerSide: Int) -> Int {
+    var factor = Self.factor(loader: loader, shrink: shrink)
+    while factor > 1, smallerSide / factor < 1 { factor /= 2 }
+    return factor
+  }
+
   /// The load options that ask `loader` to shrink by `factor` on load.
   static func options(loader: String, factor: Int) -> String {
     guard factor > 1 else { return "" }

@@ -46,7 +46,9 @@ extension VipsImage {
     guard let storage = probe.anchors.first as? ByteBuffer else {
       throw .invalidArgument(operation: "decode", message: "no bytes to read")
     }
-    let factor = ShrinkOnLoad.factor(loader: header.loader, shrink: shrink(header))
+    let factor = ShrinkOnLoad.factor(
+      loader: header.loader, shrink: shrink(header),
+      smallerSide: min(header.displayWidth, header.displayHeight))
     try limits?.checkDecodeMemory(
       header, shrunkBy: factor, fileSize: bytes.count, source: name)
     let options = ShrinkOnLoad.options(loader: header.loader, factor: factor)

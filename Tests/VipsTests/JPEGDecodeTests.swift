@@ -175,6 +175,33 @@ struct JPEGDecodeTests {
         == Self.libvipsLoad(stray, factor: 1, failOn: .none).writePixels())
   }
 
+  /// A JPEG 2049 pixels wide and 3 high, decoded for a box 16 pixels wide (what `imgtool
+  /// info` decodes to check a file): the shrink asked for is 128, but shrunk by 8 on load
+  /// it would have no rows, and libvips 8.14's jpegload then aborts the process. The
+  /// factor stops at 2, the largest that keeps a row.
+  @Test("a shrink-on-load never leaves an image without rows")
+  func aThinPhotoKeepsItsRows() throws {
+    let folder = try Fixtures.temporaryFolder()
+    defer { try? FileManager.default.removeItem(at: folder) }
+    for (width, height, factor) in [(2049, 3, 2), (3, 2049, 2), (2049, 1, 1), (4000, 9, 8)] {
+      let path = folder.appendingPathComponent("thin-\(width)x\(height).jpg").path
+      try VipsImage(
+        pixels: [UInt8](repeating: 90, count: width * height * 3), width: width, height: height,
+        bands: 3
+      ).save(to: path, options: "Q=90")
+      let bytes = [UInt8](try Data(contentsOf: URL(filePath: path)))
+      let decoded = try VipsImage.decode(bytes: bytes, name: path) { header in
+        Double(max(header.displayWidth, header.displayHeight)) / 16
+      }
+      #expect(decoded.shrunkBy == factor, "\(width)x\(height)")
+      #expect(
+        (decoded.image.width, decoded.image.height) == (width / factor, height / factor),
+        "\(width)x\(height)")
+      #expect(
+        try decoded.image.writePixels() == Self.libvipsLoad(bytes, factor: factor).writePixels())
+    }
+  }
+
   /// libjpeg-turbo reads a bad Huffman code as zero without a warning while its buffer
   /// holds enough bytes: handed the whole file at once, a damaged scan decodes here that
   /// libvips (which hands it 4 KB at a time) warns about, and `--fail-on warning` would
