@@ -33,12 +33,6 @@ struct PNGDecodeTests {
     ).materialized()
   }
 
-  /// The fields but two that say how an image was made, not what it shows: the name
-  /// libvips gives a temporary image, and the mark of its sequential loader.
-  static func comparable(_ fields: [String: String]) -> [String: String] {
-    fields.filter { $0.key != "filename" && $0.key != "vips-sequential" }
-  }
-
   @Test("every pixel and every metadata field of libvips's pngload, or libvips's own decode")
   func sameAsLibvips() throws {
     var decoded = 0
@@ -57,15 +51,7 @@ struct PNGDecodeTests {
       }
       decoded += 1
       let theirs = try Self.libvipsLoad(bytes)
-      #expect(ours.isInMemory, "\(path)")
-      #expect(
-        (ours.width, ours.height, ours.bands, ours.format, ours.interpretation)
-          == (theirs.width, theirs.height, theirs.bands, theirs.format, theirs.interpretation),
-        "\(path)")
-      #expect(
-        Self.comparable(ours.metadataFields) == Self.comparable(theirs.metadataFields),
-        "\(path)")
-      #expect(try ours.writePixels() == theirs.writePixels(), "\(path)")
+      try CodecDecodeChecks.expectSame(ours, as: theirs, path)
     }
     // Nearly every file of the corpora is clean; those libpng warns about are few.
     #expect(decoded >= 230, "decoded \(decoded); declined: \(declined)")
@@ -152,7 +138,7 @@ struct PNGDecodeTests {
       try VipsImage.decodedByLibpng(ByteBuffer(copying: bytes), like: probe, source: "noise.png")
     }
     // Stopped inside the scans or passes, not after them.
-    let decoded = try DecodeTimeLimit.expectStopsInside(source: "noise.png", decode)
+    let decoded = try CodecDecodeChecks.expectStopsInside(source: "noise.png", decode)
     #expect(try decoded.writePixels() == noise)
   }
 }
