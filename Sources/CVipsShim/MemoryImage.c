@@ -18,19 +18,8 @@ VipsImage *cvips_unzeroed_memory_image_like(VipsImage *in) {
     vips_error("copy_memory", "out of memory for %zu bytes", size);
     return NULL;
   }
-  VipsImage *image =
-      vips_image_new_from_memory(pixels, size, in->Xsize, in->Ysize, in->Bands, in->BandFmt);
-  if (!image) {
-    g_free(pixels);
-    return NULL;
-  }
   /* The pixels go with the image (its last reference), as a memory image's do. */
-  g_signal_connect(image, "postclose", G_CALLBACK(free_pixels), pixels);
-  if (vips_image_pipelinev(image, VIPS_DEMAND_STYLE_THINSTRIP, in, NULL)) {
-    g_object_unref(image);
-    return NULL;
-  }
-  return image;
+  return cvips_memory_image_taking(in, pixels, in->Xsize, in->Ysize);
 }
 
 VipsImage *cvips_memory_image_taking(VipsImage *like, void *pixels, int width, int height) {
