@@ -139,24 +139,14 @@ static inline int32_t sample(uint64_t node, int channel) {
 /* _cmsToFixedDomain, in lcms's int arithmetic. */
 static inline int32_t to_fixed_domain(int32_t a) { return a + ((a + 0x7fff) / 0xffff); }
 
-/* Eval4Inputs's tetrahedral interpolation of three channels in one K slice: node `n0`
- * and the three others (`a`, `b`, `c`) of the tetrahedron `form` picked, whose
- * differences give c1, c2, c3. */
-static inline __attribute__((always_inline)) void tetrahedron(
-    uint64_t n0, uint64_t a, uint64_t b, uint64_t c, int form, int32_t rx, int32_t ry,
-    int32_t rz, cmsUInt16Number result[3]) {
-  /* Which of rx, ry, rz multiplies each corner's difference from the one before it
-   * (origin, a, b, c in turn), as Eval4Inputs's c1, c2, c3 are. */
-  int32_t ra, rb, rc;
-  switch (form) {
-  case 0: ra = rx, rb = ry, rc = rz; break;
-  case 1: ra = rx, rb = rz, rc = ry; break;
-  case 2: ra = rz, rb = rx, rc = ry; break;
-  case 3: ra = ry, rb = rx, rc = rz; break;
-  case 4: ra = ry, rb = rz, rc = rx; break;
-  case 5: ra = rz, rb = ry, rc = rx; break;
-  default: ra = rb = rc = 0;
-  }
+/* Eval4Inputs's tetrahedral interpolation of three channels in one K slice: node `n0`,
+ * then `a`, `b` and `c` (the corners one, two and three steps from it), each
+ * difference times its rest (ra >= rb >= rc). */
+static inline __attribute__((always_inline)) void tetrahedron(uint64_t n0, uint64_t a,
+                                                              uint64_t b, uint64_t c,
+                                                              int32_t ra, int32_t rb,
+                                                              int32_t rc,
+                                                              cmsUInt16Number result[3]) {
   for (int channel = 0; channel < 3; channel++) {
     const int32_t v0 = sample(n0, channel), va = sample(a, channel), vb = sample(b, channel),
                   vc = sample(c, channel);
@@ -188,36 +178,44 @@ static void prepare_positions(void) {
     }
 }
 
+/* Puts the larger rest (and its step) first: a compare and two conditional moves. */
+static inline __attribute__((always_inline)) void order(int32_t *r1, int *s1, int32_t *r2,
+                                                        int *s2) {
+  const int swap = *r2 > *r1;
+  const int32_t r = *r1;
+  const int s = *s1;
+  *r1 = swap ? *r2 : r;
+  *s1 = swap ? *s2 : s;
+  *r2 = swap ? r : *r2;
+  *s2 = swap ? s : *s2;
+}
+
 /* Eval4Inputs for one pixel of 8-bit CMYK: the same tetrahedron in both K slices (it
- * depends on the M, Y, K rests alone), then linear between them along C. */
+ * depends on the M, Y, K rests alone), then linear between them along C.
+ *
+ * Eval4Inputs picks the tetrahedron by six tests in turn, which is the three rests
+ * sorted, largest first: its corners are the origin, then one step along the largest
+ * rest's axis, then the second's, then the third's, and each difference is multiplied
+ * by its rest. Sorted here without branches (a photo's rests fall in every order, and a
+ * branch per pixel mispredicts). Where two rests are equal, Eval4Inputs and this sort
+ * may order their axes differently, and the sum is the same: with ra = rb, the terms
+ * (va - v0) ra + (vb - va) rb are (vb - v0) ra whichever corner `a` is, in lcms's
+ * wrapping 32-bit arithmetic too, and the same for rb = rc with corner `b`. */
 static inline void interpolate(CMYKGrid *grid, const VipsPel *pixel, cmsUInt16Number out[3]) {
   const Position k = positions[0][pixel[0]], x = positions[1][pixel[1]],
                  y = positions[2][pixel[2]], z = positions[3][pixel[3]];
-  const int32_t rx = x.rest, ry = y.rest, rz = z.rest;
-  const int X0 = x.low, X1 = x.low + x.step, Y0 = y.low, Y1 = y.low + y.step, Z0 = z.low,
-            Z1 = z.low + z.step;
-  /* The tetrahedron's corners other than (X0, Y0, Z0), in Eval4Inputs's order of tests. */
-  int form, a, b, c;
-  if (rx >= ry && ry >= rz)
-    form = 0, a = X1 + Y0 + Z0, b = X1 + Y1 + Z0, c = X1 + Y1 + Z1;
-  else if (rx >= rz && rz >= ry)
-    form = 1, a = X1 + Y0 + Z0, b = X1 + Y0 + Z1, c = X1 + Y1 + Z1;
-  else if (rz >= rx && rx >= ry)
-    form = 2, a = X0 + Y0 + Z1, b = X1 + Y0 + Z1, c = X1 + Y1 + Z1;
-  else if (ry >= rx && rx >= rz)
-    form = 3, a = X0 + Y1 + Z0, b = X1 + Y1 + Z0, c = X1 + Y1 + Z1;
-  else if (ry >= rz && rz >= rx)
-    form = 4, a = X0 + Y1 + Z0, b = X0 + Y1 + Z1, c = X1 + Y1 + Z1;
-  else if (rz >= ry && ry >= rx)
-    form = 5, a = X0 + Y0 + Z1, b = X0 + Y1 + Z1, c = X1 + Y1 + Z1;
-  else
-    form = 6, a = b = c = X0 + Y0 + Z0;
-  const int origin = X0 + Y0 + Z0, K0 = k.low, K1 = k.low + k.step;
+  int32_t r1 = x.rest, r2 = y.rest, r3 = z.rest;
+  int s1 = x.step, s2 = y.step, s3 = z.step;
+  order(&r1, &s1, &r2, &s2);
+  order(&r2, &s2, &r3, &s3);
+  order(&r1, &s1, &r2, &s2);
+  const int origin = x.low + y.low + z.low, a = origin + s1, b = a + s2, c = b + s3;
+  const int K0 = k.low, K1 = k.low + k.step;
   cmsUInt16Number low[3], high[3];
   tetrahedron(node(grid, K0 + origin), node(grid, K0 + a), node(grid, K0 + b),
-              node(grid, K0 + c), form, rx, ry, rz, low);
+              node(grid, K0 + c), r1, r2, r3, low);
   tetrahedron(node(grid, K1 + origin), node(grid, K1 + a), node(grid, K1 + b),
-              node(grid, K1 + c), form, rx, ry, rz, high);
+              node(grid, K1 + c), r1, r2, r3, high);
   for (int i = 0; i < 3; i++) {
     /* LinearInterp */
     const uint32_t difference =

@@ -46,15 +46,37 @@ struct CMYKImportTests {
     }
   }
 
-  /// The import and the steps on to sRGB in one pass: vips_colourspace's bytes.
-  @Test func theOnePassToSRGBIsLibvipsBytes() async throws {
+  /// The import and the steps on to sRGB in one pass: vips_colourspace's bytes, from the
+  /// AVX2 loop (eight pixels at a time) and from the scalar one (the rest of a row, and
+  /// every pixel without AVX2), with rows of every length from 1 to 17 for the vector
+  /// loop's ends.
+  @Test(arguments: [false, true])
+  func theOnePassToSRGBIsLibvipsBytes(scalar: Bool) async throws {
     try await ComputeExecutor.run {
-      for (label, image) in try Self.photos() {
-        let ours = try #require(try image.cmykToSRGBInProcess(), "\(label): declined")
-        let theirs = try image.colourspaceByLibvips(.srgb)
-        #expect((ours.format, ours.bands, ours.interpretation) == (.uchar, 3, .srgb), "\(label)")
-        #expect((theirs.format, theirs.bands) == (.uchar, 3), "\(label)")
-        #expect(try ours.writePixels() == theirs.writePixels(), "\(label): the bytes differ")
+      let samples = try Self.photos()[2].1
+      let narrow = try (1...17).map { width in
+        (
+          "a row of \(width)",
+          try samples.cropped(left: 3, top: 29 * width, width: width, height: 2)
+        )
+      }
+      func check() throws {
+        for (label, image) in try Self.photos() + narrow {
+          let ours = try #require(try image.cmykToSRGBInProcess(), "\(label): declined")
+          let theirs = try image.colourspaceByLibvips(.srgb)
+          #expect(
+            (ours.format, ours.bands, ours.interpretation) == (.uchar, 3, .srgb), "\(label)")
+          #expect((theirs.format, theirs.bands) == (.uchar, 3), "\(label)")
+          #expect(
+            try ours.writePixels() == theirs.writePixels(),
+            "\(label), scalar \(scalar): the bytes differ")
+        }
+      }
+      if scalar {
+        try ResampleKernels.scalar { try check() }
+      } else {
+        #expect(ResampleKernels.vectorKernelsOnThisThread == ResampleKernels.vectorKernelsAvailable)
+        try check()
       }
     }
   }
