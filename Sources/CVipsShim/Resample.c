@@ -235,7 +235,8 @@ static uint8_t *shrink_rows(const uint8_t *in, size_t stride, int rowBytes, int 
   return out;
 }
 
-/* A horizontal pass with the AVX2 kernel (see avx2_convolve_row), row by row: output
+/* A horizontal pass with the AVX2 kernel (see avx2_convolve_row), two rows at a time
+ * (avx2_convolve_rows_2) and the last one alone when their count is odd: output
  * pixel o of a row reads the `points` pixels from column starts[o] on (of an image
  * `width` pixels wide; `in` holds its rows from column `base` on, `inWidth` pixels
  * each), with coefficient row phases[o] of `coefficients` (`phaseCount` rows), or with
@@ -248,10 +249,14 @@ static int convolve_columns(const uint8_t *in, int inWidth, int base, int width,
   int16_t *table = avx2_horizontal_table(coefficients, points, phaseCount, &kernel.groups);
   if (!table) return 0;
   kernel.table = table;
-  const size_t rowBytes = (size_t)inWidth * bands;
-  for (int y = 0; y < rows; y++)
+  const size_t rowBytes = (size_t)inWidth * bands, outBytes = (size_t)count * bands;
+  int y = 0;
+  for (; y + 2 <= rows; y += 2)
+    avx2_convolve_rows_2(in + y * rowBytes, rowBytes, base, width, (rows - y) * rowBytes, starts,
+                         phases, &kernel, points, box, out + y * outBytes, outBytes, count);
+  for (; y < rows; y++)
     avx2_convolve_row(in + y * rowBytes, base, width, (rows - y) * rowBytes, starts, phases,
-                      &kernel, points, box, out + (size_t)y * count * bands, count);
+                      &kernel, points, box, out + y * outBytes, count);
   free(table);
   return 1;
 }

@@ -307,6 +307,102 @@ AVX2 void avx2_convolve_row(const uint8_t *row, int first, int width, size_t rea
   free(edge);
 }
 
+/* convolve_pixel for the same output pixel of two rows `rowBytes` apart: each group's
+ * coefficients loaded once for both. Inlined with `groups` a constant where it is a
+ * common one (the loop unrolled), else as it comes. */
+AVX2 static inline __attribute__((always_inline)) void convolve_pixel_2(
+    const uint8_t *p, size_t rowBytes, int groupBytes, const int16_t *c, int groups,
+    __m256i spread, __m128i *first, __m128i *second) {
+  __m256i sum0 = _mm256_setzero_si256(), sum1 = sum0;
+  for (int g = 0; g < groups; g++) {
+    const __m256i taps = _mm256_loadu_si256((const __m256i *)(c + g * 16));
+    const __m256i pixels0 =
+        _mm256_broadcastsi128_si256(_mm_loadu_si128((const __m128i *)(p + g * groupBytes)));
+    const __m256i pixels1 = _mm256_broadcastsi128_si256(
+        _mm_loadu_si128((const __m128i *)(p + rowBytes + g * groupBytes)));
+    sum0 = _mm256_add_epi32(sum0, _mm256_madd_epi16(_mm256_shuffle_epi8(pixels0, spread), taps));
+    sum1 = _mm256_add_epi32(sum1, _mm256_madd_epi16(_mm256_shuffle_epi8(pixels1, spread), taps));
+  }
+  *first = _mm_add_epi32(_mm256_castsi256_si128(sum0), _mm256_extracti128_si256(sum0, 1));
+  *second = _mm_add_epi32(_mm256_castsi256_si128(sum1), _mm256_extracti128_si256(sum1, 1));
+}
+
+/* CONVOLVE_ROW for two rows at once (`row` and the one `rowBytes` after it, whose output
+ * row is `outBytes` after the first's): a pixel whose taps and loads lie inside both
+ * rows is convolved in place for both, with one pass over its coefficients; others (the
+ * edges) row by row from a copy with the edge extended, as CONVOLVE_ROW does. */
+#define CONVOLVE_ROWS_2(BANDS, GROUPS, FINISH0, FINISH1)                                   \
+  for (int x = 0; x < count; x++) {                                                        \
+    const int start = starts[x];                                                           \
+    const int16_t *c = kernel->table + phases[x] * perPhase;                               \
+    __m128i sums0, sums1;                                                                  \
+    if (start >= 0 && start + points <= width &&                                           \
+        (start - first) * (BANDS) + lastLoad + rowBytes <= readable) {                     \
+      convolve_pixel_2(row + (start - first) * (BANDS), rowBytes, 4 * (BANDS), c, GROUPS,  \
+                       spread, &sums0, &sums1);                                            \
+    } else {                                                                               \
+      for (int r = 0; r < 2; r++) {                                                        \
+        const uint8_t *source = row + r * rowBytes;                                        \
+        for (int t = 0; t < groups * 4; t++) {                                             \
+          const int column = start + t < 0 ? 0 : start + t >= width ? width - 1 : start + t; \
+          for (int b = 0; b < (BANDS); b++)                                                \
+            edge[t * (BANDS) + b] = t < points ? source[(column - first) * (BANDS) + b] : 0; \
+        }                                                                                  \
+        const __m128i sums = convolve_pixel(edge, 4 * (BANDS), c, groups, spread);         \
+        if (r == 0)                                                                        \
+          sums0 = sums;                                                                    \
+        else                                                                               \
+          sums1 = sums;                                                                    \
+      }                                                                                    \
+    }                                                                                      \
+    const uint32_t bytes0 = (uint32_t)_mm_cvtsi128_si32(FINISH0);                          \
+    const uint32_t bytes1 = (uint32_t)_mm_cvtsi128_si32(FINISH1);                          \
+    uint8_t *q = out + x * (BANDS);                                                        \
+    if ((x + 1) * (BANDS) + 4 - (BANDS) <= count * (BANDS)) {                              \
+      memcpy(q, &bytes0, 4);                                                               \
+      memcpy(q + outBytes, &bytes1, 4);                                                    \
+    } else {                                                                               \
+      memcpy(q, &bytes0, (BANDS));                                                         \
+      memcpy(q + outBytes, &bytes1, (BANDS));                                              \
+    }                                                                                      \
+  }
+
+#define CONVOLVE_ROWS_2_BANDS(GROUPS, FINISH0, FINISH1)                                    \
+  switch (bands) {                                                                         \
+  case 1: CONVOLVE_ROWS_2(1, GROUPS, FINISH0, FINISH1) break;                              \
+  case 2: CONVOLVE_ROWS_2(2, GROUPS, FINISH0, FINISH1) break;                              \
+  case 3: CONVOLVE_ROWS_2(3, GROUPS, FINISH0, FINISH1) break;                              \
+  default: CONVOLVE_ROWS_2(4, GROUPS, FINISH0, FINISH1) break;                             \
+  }
+
+AVX2 void avx2_convolve_rows_2(const uint8_t *row, size_t rowBytes, int first, int width,
+                               size_t readable, const int *starts, const int *phases,
+                               const HorizontalKernel *kernel, int points, int box,
+                               uint8_t *out, size_t outBytes, int count) {
+  const int bands = kernel->bands, groups = kernel->groups, perPhase = groups * 16;
+  const size_t lastLoad = (size_t)(groups - 1) * 4 * bands + 16;
+  const __m256i spread = group_spread(bands);
+  uint8_t *edge = malloc((size_t)groups * 4 * bands + 16);
+  if (!edge) abort();
+  memset(edge, 0, (size_t)groups * 4 * bands + 16);
+  /* A box shrink by 2 to 4 is one group; Lanczos 3 reducing by up to about 2.2, two to
+   * four. */
+  if (box && groups == 1) {
+    CONVOLVE_ROWS_2_BANDS(1, finish_box(sums0, box), finish_box(sums1, box))
+  } else if (box) {
+    CONVOLVE_ROWS_2_BANDS(groups, finish_box(sums0, box), finish_box(sums1, box))
+  } else if (groups == 2) {
+    CONVOLVE_ROWS_2_BANDS(2, finish_fixed(sums0), finish_fixed(sums1))
+  } else if (groups == 3) {
+    CONVOLVE_ROWS_2_BANDS(3, finish_fixed(sums0), finish_fixed(sums1))
+  } else if (groups == 4) {
+    CONVOLVE_ROWS_2_BANDS(4, finish_fixed(sums0), finish_fixed(sums1))
+  } else {
+    CONVOLVE_ROWS_2_BANDS(groups, finish_fixed(sums0), finish_fixed(sums1))
+  }
+  free(edge);
+}
+
 AVX2 void avx2_reduce_rows_float(const float *const *rows, const double *weights, int points,
                                  float *out, int samples) {
   int z = 0;
@@ -598,6 +694,12 @@ void avx2_shrink_rows_u8(const uint8_t *const *rows, int factor, uint8_t *out, i
 void avx2_convolve_row(const uint8_t *row, int first, int width, size_t readable,
                        const int *starts, const int *phases, const HorizontalKernel *kernel,
                        int points, int box, uint8_t *out, int count) {
+  abort();
+}
+void avx2_convolve_rows_2(const uint8_t *row, size_t rowBytes, int first, int width,
+                          size_t readable, const int *starts, const int *phases,
+                          const HorizontalKernel *kernel, int points, int box, uint8_t *out,
+                          size_t outBytes, int count) {
   abort();
 }
 void avx2_reduce_rows_float(const float *const *rows, const double *weights, int points,

@@ -45,6 +45,14 @@ void avx2_convolve_row(const uint8_t *row, int first, int width, size_t readable
                        const int *starts, const int *phases, const HorizontalKernel *kernel,
                        int points, int box, uint8_t *out, int count);
 
+/* avx2_convolve_row for two rows at once, the same bytes: `row` and the row `rowBytes`
+ * after it (`readable` bytes from `row` on, both rows included), their outputs at `out`
+ * and `outBytes` after it. Each pixel's coefficients are read once for both rows. */
+void avx2_convolve_rows_2(const uint8_t *row, size_t rowBytes, int first, int width,
+                          size_t readable, const int *starts, const int *phases,
+                          const HorizontalKernel *kernel, int points, int box, uint8_t *out,
+                          size_t outBytes, int count);
+
 /* One output row of the float vertical reduce: sum[z] = 0, then sum[z] += weight[i] x
  * rows[i][z] in double for i = 0 to points - 1, stored as float (libvips's reducev for
  * float). */
