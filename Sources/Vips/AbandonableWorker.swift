@@ -29,14 +29,20 @@ struct AbandonableWorker: Sendable {
 
   /// How many workers this one lets be outstanding.
   let capacity: Int
+  /// The threads its steps run on.
+  let threads: ParkedThreads
   private let abandoned = Lock(0)
 
-  init(limit: Int) { capacity = limit }
+  init(limit: Int, threads: ParkedThreads = .shared) {
+    capacity = limit
+    self.threads = threads
+  }
 
   /// How many workers are abandoned and still running.
   var outstanding: Int { abandoned.withLock { $0 } }
 
-  /// Runs `body` on a new thread and returns its result, or throws
+  /// Runs `body` on a thread of its own (a parked one, ``ParkedThreads``, or a new one)
+  /// and returns its result, or throws
   /// ``VipsError/timedOut(source:seconds:)`` once `seconds` have passed without one
   /// (``Vips/withTimeLimit(_:source:timedOut:_:)`` names its whole limit instead), or
   /// ``VipsError/tooManyAbandonedWorkers(source:outstanding:)`` without starting it when
@@ -50,13 +56,12 @@ struct AbandonableWorker: Sendable {
       throw .tooManyAbandonedWorkers(source: source, outstanding: count)
     }
     let handoff = Handoff<T>(abandoned: abandoned)
-    let thread = Thread {
+    // On a parked thread when one waits (ParkedThreads: 8 MiB of stack, as libvips's
+    // loaders expect of a main thread), else a new one.
+    threads.run {
       let result = Result { () throws(VipsError) -> T in try body() }
       handoff.finish(result)
     }
-    // libvips's loaders (libjpeg, libpng, libtiff) expect a main thread's stack.
-    thread.stackSize = 8 << 20
-    thread.start()
     guard let result = handoff.wait(seconds: seconds) else {
       throw .timedOut(source: source, seconds: seconds)
     }
