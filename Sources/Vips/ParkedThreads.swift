@@ -26,19 +26,29 @@ final class ParkedThreads: Sendable {
   }
 
   private let parked = Lock<[Slot]>([])
+  private let ended = Lock(0)
 
-  init(keeping: Int, idleSeconds: Double = 30) {
+  /// Microseconds `run` waits between taking a parked thread and waking it: 0, except in
+  /// the test that widens that window so that idle ends race it.
+  let handoffPause: UInt32
+
+  init(keeping: Int, idleSeconds: Double = 30, handoffPause: UInt32 = 0) {
     self.keeping = keeping
     self.idleSeconds = idleSeconds
+    self.handoffPause = handoffPause
   }
 
   /// How many threads are parked now.
   var parkedCount: Int { parked.withLock { $0.count } }
 
+  /// How many threads have ended so far (past ``keeping``, or idle).
+  var endedCount: Int { ended.withLock { $0 } }
+
   /// Runs `step` on a parked thread, or on a new one (8 MiB of stack, as libvips's
   /// loaders expect of a main thread) when none is parked. Returns at once.
   func run(_ step: @escaping @Sendable () -> Void) {
     if let slot = parked.withLock({ $0.popLast() }) {
+      if handoffPause > 0 { usleep(handoffPause) }
       slot.step.withLock { $0 = step }
       slot.wake.signal()
       return
@@ -53,6 +63,7 @@ final class ParkedThreads: Sendable {
   /// A thread's life: its step, then parked for the next until there are enough parked
   /// or none comes.
   private func serve(_ slot: Slot) {
+    defer { ended.withLock { $0 += 1 } }
     while true {
       if let step = slot.step.withLock({ step in
         defer { step = nil }; return step

@@ -72,11 +72,21 @@ struct CMYKImportTests {
             "\(label), scalar \(scalar): the bytes differ")
         }
       }
+      // Each row counts the path it took (ResampleKernels.choicesOnThisThread): the vector
+      // loop must really have run, or the two arguments compare the scalar loop twice.
+      let before = ResampleKernels.choicesOnThisThread
       if scalar {
         try ResampleKernels.scalar { try check() }
       } else {
-        #expect(ResampleKernels.vectorKernelsOnThisThread == ResampleKernels.vectorKernelsAvailable)
         try check()
+      }
+      let after = ResampleKernels.choicesOnThisThread
+      let vector = after.vector - before.vector
+      let scalarRows = after.scalar - before.scalar
+      if scalar || !ResampleKernels.vectorKernelsAvailable {
+        #expect(vector == 0 && scalarRows > 0)
+      } else {
+        #expect(vector > 0 && scalarRows == 0)
       }
     }
   }
