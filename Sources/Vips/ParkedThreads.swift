@@ -11,8 +11,10 @@ import Locking
 /// that never returns (a sniff libvips loops in) keeps its thread, as before: it is simply
 /// never parked again.
 final class ParkedThreads: Sendable {
-  /// The threads of this process's workers.
-  static let shared = ParkedThreads(keeping: AbandonableWorker.limit)
+  /// The threads of this process's workers: as many parked as probes may run at once (a
+  /// render's workers, one per core) or as workers may be outstanding, whichever is more.
+  static let shared = ParkedThreads(
+    keeping: max(AbandonableWorker.limit, ProcessInfo.processInfo.activeProcessorCount))
 
   /// The most threads parked at a time.
   let keeping: Int
