@@ -279,6 +279,14 @@ AVX2 static inline __m128i finish_box(__m128i sums, int box) {
       memcpy(q, &bytes, (BANDS));                                                          \
   }
 
+/* A zeroed buffer for one pixel's taps copied with the edge extended (a group's load
+ * reaches 16 bytes from its first tap). */
+static uint8_t *edge_taps(int groups, int bands) {
+  uint8_t *edge = calloc(1, (size_t)groups * 4 * bands + 16);
+  if (!edge) abort();
+  return edge;
+}
+
 AVX2 void avx2_convolve_row(const uint8_t *row, int first, int width, size_t readable,
                             const int *starts, const int *phases, const HorizontalKernel *kernel,
                             int points, int box, uint8_t *out, int count) {
@@ -286,9 +294,7 @@ AVX2 void avx2_convolve_row(const uint8_t *row, int first, int width, size_t rea
   /* The bytes the last group's load reaches past a pixel's first tap. */
   const size_t lastLoad = (size_t)(groups - 1) * 4 * bands + 16;
   const __m256i spread = group_spread(bands);
-  uint8_t *edge = malloc((size_t)groups * 4 * bands + 16);
-  if (!edge) abort();
-  memset(edge, 0, (size_t)groups * 4 * bands + 16);
+  uint8_t *edge = edge_taps(groups, bands);
   if (box) {
     switch (bands) {
     case 1: CONVOLVE_ROW(1, finish_box(sums, box)) break;
@@ -382,9 +388,7 @@ AVX2 void avx2_convolve_rows_2(const uint8_t *row, size_t rowBytes, int first, i
   const int bands = kernel->bands, groups = kernel->groups, perPhase = groups * 16;
   const size_t lastLoad = (size_t)(groups - 1) * 4 * bands + 16;
   const __m256i spread = group_spread(bands);
-  uint8_t *edge = malloc((size_t)groups * 4 * bands + 16);
-  if (!edge) abort();
-  memset(edge, 0, (size_t)groups * 4 * bands + 16);
+  uint8_t *edge = edge_taps(groups, bands);
   /* A box shrink by 2 to 4 is one group; Lanczos 3 reducing by up to about 2.2, two to
    * four. */
   if (box && groups == 1) {
