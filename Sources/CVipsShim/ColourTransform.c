@@ -523,13 +523,9 @@ static inline int linear_channel_to_srgb_8(float channel) {
   return (int)rint(v);
 }
 
-/* The same XYZ floats, then on to 8-bit sRGB as vips_colourspace goes from XYZ
- * (vips_XYZ2scRGB, then vips_scRGB2sRGB at depth 8): vips_col_XYZ2scRGB's and
- * vips_col_scRGB2sRGB_8's arithmetic inline, operation for operation (in double where
- * libvips's constants are, stored to float where it stores), no multiply fused with an
- * add: one pass, no float image between, no call per pixel. */
 #pragma clang fp contract(off)
-/* One pixel's three 16-bit XYZ samples to its three sRGB bytes. */
+/* One pixel's three 16-bit XYZ samples to its three sRGB bytes (cmyk_srgb_row below says
+ * whose arithmetic). */
 static inline void xyz16_to_srgb_8(const cmsUInt16Number *p, VipsPel *q) {
   const float X = (double)p[0] / CMYK_X_FAC, Y = (double)p[1] / CMYK_Y_FAC,
               Z = (double)p[2] / CMYK_Z_FAC;

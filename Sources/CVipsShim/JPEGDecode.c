@@ -16,8 +16,9 @@
  * whose fail-on levels, messages and truncation rules stay the only ones that judge a
  * damaged file. A file libjpeg reads without a warning is one libvips reads without one,
  * to the same pixels, as long as libjpeg is handed the bytes as libvips hands them
- * (below: its Huffman decoder warns about a bad code only when its buffer runs low) (Tests/VipsTests/JPEGDecodeTests.swift compares every JPEG of the
- * test corpora, byte for byte and field by field).
+ * (below: its Huffman decoder warns about a bad code only when its buffer runs low).
+ * Tests/VipsTests/JPEGDecodeTests.swift compares every JPEG of the test corpora, byte
+ * for byte and field by field.
  *
  * Metadata (ICC profile, EXIF, orientation, resolution, interpretation) is the probe's,
  * the header libvips read from the same bytes: libvips's jpegload sets the same fields

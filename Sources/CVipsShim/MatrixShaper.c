@@ -39,6 +39,7 @@
 #include "CVipsShim.h"
 #include "MatrixShaper.h"
 #include "LcmsArithmetic.h"
+#include "ResampleKernels.h"
 
 #include <lcms2_plugin.h>
 #include <math.h>
@@ -359,7 +360,8 @@ void matrix_shaper_row(const MatrixShaper *shaper, const VipsPel *restrict in, i
                        *const s2 = srgb.second[2];
   int x = 0;
 #ifdef HAVE_AVX2_SHAPER
-  if ((in_bands == 3 || in_bands == 4) && cvips_resample_uses_vector_kernels()) {
+  /* Counted (resample_uses_avx2), so that a test knows which path ran. */
+  if ((in_bands == 3 || in_bands == 4) && resample_uses_avx2()) {
     x = matrix_shaper_row_avx2(shaper, in, in_bands, out, width);
     in += (size_t)x * in_bands;
     out += (size_t)x * in_bands;

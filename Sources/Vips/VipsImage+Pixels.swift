@@ -39,9 +39,6 @@ extension VipsImage {
     }
   }
 
-  /// ``materialized()`` computed on the calling thread, a strip at a time, with no
-  /// threadpool: for a decode, whose loader reads sequentially anyway, while other
-  /// photos keep the other cores busy.
   /// This image with its pixels in memory: itself when they are already, else computed
   /// once, whole, on the calling thread. For a step that reads every pixel of a pipeline
   /// computed on demand (a blur before a resample): read region by region instead, each
@@ -51,6 +48,9 @@ extension VipsImage {
     isInMemory ? self : try materializedOnThisThread()
   }
 
+  /// ``materialized()`` computed on the calling thread, a strip at a time, with no
+  /// threadpool: for a decode, whose loader reads sequentially anyway, while other
+  /// photos keep the other cores busy.
   func materializedOnThisThread() throws(VipsError) -> VipsImage {
     try derive("copy_memory") { input, out in cvips_copy_memory_on_this_thread(input, out) }
   }

@@ -199,11 +199,20 @@ struct ICCTransformTests {
           }
         }
       }
+      // Each row counts the path it took: the vector loop must really have run, or the two
+      // arguments compare the scalar loop twice.
+      let before = ResampleKernels.choicesOnThisThread
       if scalar {
         try ResampleKernels.scalar { try check() }
       } else {
-        #expect(ResampleKernels.vectorKernelsOnThisThread == ResampleKernels.vectorKernelsAvailable)
         try check()
+      }
+      let after = ResampleKernels.choicesOnThisThread
+      let (vector, scalarRows) = (after.vector - before.vector, after.scalar - before.scalar)
+      if scalar || !ResampleKernels.vectorKernelsAvailable {
+        #expect(vector == 0 && scalarRows > 0)
+      } else {
+        #expect(vector > 0 && scalarRows == 0)
       }
     }
   }
