@@ -33,6 +33,17 @@ enum EngineLauncher {
     if !exists(path), let build = PackageBuild(folder: folder) {
       try build.buildEngine()
     }
+    if let engine = ELFFile(path: path) {
+      // Cut short (a copy that stopped), it would be mapped all the same: the loader
+      // dies of SIGBUS on the first missing page.
+      if engine.loadedLength > engine.length {
+        throw .unloadable(
+          path: path,
+          reason: "\(path): the file is cut short (\(engine.length) bytes, where its headers "
+            + "describe \(engine.loadedLength))", buildCommand: buildCommand(for: folder))
+      }
+      if let needs = ELFDynamicSection(engine) { DependencyPreload.run(engine: needs, at: path) }
+    }
     // Global, so that libvips's symbols are found by name as they are in a process that
     // links it (its modules and `--plugin` libraries resolve against them). Lazy, so that
     // libraries built without BIND_NOW keep their lazy binding, as when linked: RTLD_NOW

@@ -142,6 +142,124 @@ struct LauncherTests {
     #expect(loadsLibvips(info.loaderLog))
   }
 
+  // MARK: The engine's libraries loaded before it (issue 23)
+
+  /// The loader's binding of every symbol (`LD_BIND_NOW`: all of them, not only those a
+  /// run calls), as "file: symbol [version]" to the library that defines it, and the
+  /// lines saying who loaded each library, from `imgtool help`.
+  func loaderBindings(preloading: Bool) throws -> (
+    bindings: [String: String], loadedBy: [String: String]
+  ) {
+    let run = try runExecutableWatchingLibraries(
+      ["help"], debug: "bindings,files",
+      environment: ["LD_BIND_NOW": "1", "IMGTOOL_PRELOAD": preloading ? "1" : "0"])
+    #expect(run.status == 0, "\(run.err)")
+    var bindings: [String: String] = [:]
+    var loadedBy: [String: String] = [:]
+    for line in run.loaderLog.split(separator: "\n") {
+      // "binding file /a.so [0] to /b.so [0]: normal symbol `name' [VERSION]"
+      if let binding = line.range(of: "binding file ") {
+        let rest = line[binding.upperBound...]
+        guard let to = rest.range(of: " to "), let colon = rest.range(of: ": ") else {
+          continue
+        }
+        let file = rest[..<to.lowerBound].split(separator: " ")[0]
+        let target = rest[to.upperBound..<colon.lowerBound].split(separator: " ")[0]
+        bindings["\(file): \(rest[colon.upperBound...])"] = String(target)
+      } else if let file = line.range(of: "\tfile="), !line.contains("(relocation dependency)"),
+        let by = line.range(of: "dynamically loaded by ") ?? line.range(of: "needed by ")
+      {
+        // "file=libz.so.1 [0];  needed by /lib/libpng16.so.16 [0]"
+        let name = line[file.upperBound...].split(separator: " ")[0]
+        loadedBy[String(name)] = String(line[by.lowerBound...])
+      }
+    }
+    return (bindings, loadedBy)
+  }
+
+  /// The launcher loads the libraries that the engine's libraries need, and those but
+  /// libvips, before the engine (each relocated in the scope of its own dependencies,
+  /// which cuts the loader's symbol lookups); every symbol of every library still binds
+  /// where it does without that, and the same libraries are loaded. The one exception:
+  /// a C++ standard library template that a library instantiates itself (a weak
+  /// definition of the same code in many libraries) may bind to the library's own copy
+  /// rather than to the first other library's copy of the engine's long scope.
+  @Test func preloadingTheEnginesLibrariesBindsEverySymbolWhereItDid() throws {
+    let preloaded = try loaderBindings(preloading: true)
+    let plain = try loaderBindings(preloading: false)
+    #expect(preloaded.bindings.count > 10_000)
+    #expect(Set(preloaded.bindings.keys) == Set(plain.bindings.keys))
+    let moved = preloaded.bindings.filter { plain.bindings[$0.key] != $0.value }
+    for (reference, target) in moved {
+      // "/lib/libLerc.so.4: normal symbol `_ZNSt6vectorIfSaIfEE17_M_default_appendEm'"
+      let file = reference.prefix { $0 != ":" }
+      let symbol = reference.split(separator: "`").last ?? ""
+      let template = ["_ZNSt", "_ZNKSt", "_ZSt"].contains { symbol.hasPrefix($0) }
+      #expect(
+        template && target == file,
+        "\(reference) binds to \(target), not \(plain.bindings[reference] ?? "nothing")")
+    }
+    #expect(Set(preloaded.loadedBy.keys) == Set(plain.loadedBy.keys))
+    // The preloaded libraries are loaded by the launcher (as it `dlopen`s them) before
+    // the engine; without, as the needs of the engine and its libraries.
+    for name in ["libgobject-2.0.so.0", "liblcms2.so.2", "libcurl.so.4", "libcrypto.so.3"] {
+      let launcher = try #require(preloaded.loadedBy[name], "\(name)")
+      #expect(launcher.hasPrefix("dynamically loaded by ") && launcher.contains("/imgtool"))
+      let engine = try #require(plain.loadedBy[name], "\(name)")
+      #expect(engine.hasPrefix("needed by "), "\(engine)")
+    }
+    // libvips is relocated with the engine ahead of it: the engine replaces its error
+    // functions (ThreadErrors.c), which it must bind to.
+    for run in [preloaded, plain] {
+      let vips = try #require(run.loadedBy["libvips.so.42"])
+      #expect(vips.hasPrefix("needed by ") && vips.contains(Self.engineName), "\(vips)")
+    }
+    let freeze = try #require(
+      preloaded.bindings.first {
+        $0.key.contains("libvips.so.42: normal symbol `vips_error_freeze'")
+      })
+    #expect(freeze.value.hasSuffix(Self.engineName))
+  }
+
+  /// An engine cut short (a copy that stopped) is refused by path: shorter than its
+  /// headers, in the loader's words; with its headers whole, in the launcher's, before
+  /// the loader maps the missing pages and dies of SIGBUS (as it did). One cut just
+  /// after its last loaded byte (only symbols for debuggers lost) still runs.
+  @Test func anEngineCutShortIsRefusedByPath() throws {
+    let engine = try Data(
+      contentsOf: Paths.executable.deletingLastPathComponent()
+        .appendingPathComponent(Self.engineName))
+    func run(_ length: Int) throws -> (status: Int32, err: String, path: String) {
+      let launcher = try lonelyLauncher(
+        folderName: "cut-\(length)", engine: engine.prefix(length))
+      let path = launcher.deletingLastPathComponent().appendingPathComponent(Self.engineName)
+        .path
+      let result = try runExecutable(["help"], program: launcher)
+      return (result.status, result.err, path)
+    }
+    for length in [4, 64] {
+      let result = try run(length)
+      #expect(result.status == 69, "\(length): \(result.err)")
+      #expect(
+        result.err.hasPrefix("imgtool: cannot load the engine \(result.path): \(result.path): "))
+    }
+    let cut = try run(4_096)
+    let start =
+      "imgtool: cannot load the engine \(cut.path): \(cut.path): the file is cut short "
+      + "(4096 bytes, where its headers describe "
+    let end = "); rebuild it with 'swift build -c release --product ImageToolEngine'\n"
+    #expect(cut.status == 69)
+    #expect(cut.err.hasPrefix(start) && cut.err.hasSuffix(end), "\(cut.err)")
+    let described = try #require(
+      Int(cut.err.dropFirst(start.count).dropLast(end.count)), "\(cut.err)")
+    #expect(described > 1_000_000 && described <= engine.count)
+    let short = try run(described - 1)
+    #expect(short.status == 69)
+    #expect(short.err.contains("(\(described - 1) bytes, where its headers describe \(described))"))
+    let whole = try run(described)
+    #expect(whole.status == 0, "\(whole.err)")
+  }
+
   // MARK: An engine that is there but not for this user (issue 24)
 
   @Test func anEngineThisUserMayNotReadIsNotCalledMissing() async throws {

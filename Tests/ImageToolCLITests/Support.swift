@@ -71,15 +71,17 @@ func runExecutable(
   )
 }
 
-/// Runs the built `imgtool` with the dynamic loader's `LD_DEBUG=libs` log written to a
-/// file (into a pipe it could fill and stall the child), and returns that log too.
-func runExecutableWatchingLibraries(_ arguments: [String]) throws -> (
-  status: Int32, out: String, err: String, loaderLog: String
-) {
+/// Runs the built `imgtool` with the dynamic loader's `LD_DEBUG` log (`libs`, or what
+/// `debug` names) written to a file (into a pipe it could fill and stall the child), and
+/// returns that log too. `environment` is added to this process's.
+func runExecutableWatchingLibraries(
+  _ arguments: [String], debug: String = "libs", environment extra: [String: String] = [:]
+) throws -> (status: Int32, out: String, err: String, loaderLog: String) {
   let folder = try Paths.temporaryFolder()
   var environment = ProcessInfo.processInfo.environment
-  environment["LD_DEBUG"] = "libs"
+  environment["LD_DEBUG"] = debug
   environment["LD_DEBUG_OUTPUT"] = folder.appendingPathComponent("ld").path
+  environment.merge(extra) { _, added in added }
   let result = try runExecutable(arguments, environment: environment)
   // One file per process, `ld.PID`.
   let log = try FileManager.default.contentsOfDirectory(atPath: folder.path)
