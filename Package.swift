@@ -49,12 +49,13 @@ let package = Package(
       pkgConfig: "libjpeg",
       providers: [.apt(["libjpeg62-turbo-dev"])]
     ),
-    // libwebp, which libvips decodes WebP with: the shim decodes a WebP that libvips
+    // libwebp and its demuxer, which libvips decodes WebP with: the shim decodes a still
+    // WebP straight into memory (Sources/CVipsShim/WebPDecode.c), and one that libvips
     // computes in one strip of rows again, where libvips drops the loader's failure
     // (Sources/CVipsShim/WebPCheck.c).
     .systemLibrary(
       name: "CWebP",
-      pkgConfig: "libwebp",
+      pkgConfig: "libwebpdemux",
       providers: [.apt(["libwebp-dev"])]
     ),
     // libpng, which libvips decodes PNG with: the shim decodes a PNG libpng reads without

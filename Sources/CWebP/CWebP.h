@@ -1,3 +1,5 @@
-// libwebp (Debian's libwebp7, which libvips decodes WebP with), for the shim's check of
-// a WebP decode that libvips computes in one strip (Sources/CVipsShim/WebPCheck.c).
+// libwebp (Debian's libwebp7, which libvips decodes WebP with), for the shim's WebP
+// decode (Sources/CVipsShim/WebPDecode.c, through the demuxer as libvips reads a frame)
+// and its check of a WebP decode that libvips computes in one strip (WebPCheck.c).
 #include <webp/decode.h>
+#include <webp/demux.h>

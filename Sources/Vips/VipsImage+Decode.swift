@@ -52,14 +52,16 @@ extension VipsImage {
     try limits?.checkDecodeMemory(
       header, shrunkBy: factor, fileSize: bytes.count, source: name)
     let options = ShrinkOnLoad.options(loader: header.loader, factor: factor)
+    var decodedByCodecAlone = false
     func load(_ storage: ByteBuffer, _ level: VipsFailOn) throws(VipsError) -> VipsImage {
-      // A clean JPEG or PNG is decoded by its codec alone, to the same pixels; anything
+      // A clean JPEG, PNG or WebP is decoded by its codec alone, to the same pixels; anything
       // the codec warns about goes to libvips's loader, which judges it.
       var loaded: VipsImage
       if let direct = try decodedByCodec(
         storage, like: probe, loader: header.loader, shrunkBy: factor, source: name)
       {
         loaded = direct
+        decodedByCodecAlone = true
       } else {
         loaded = try loadedByLibvips(storage, options: options, failOn: level, source: name)
       }
@@ -91,8 +93,9 @@ extension VipsImage {
         truncated: TruncationCheck.isTruncated(bytes: bytes), operation: "load")
     }
     // libvips drops a WebP loader's failure when the decode is one strip of rows (its
-    // pixels left black): libwebp decodes such a file again (WebPCheck.c).
-    if header.loader == "webpload",
+    // pixels left black): libwebp decodes such a file again (WebPCheck.c). A file that
+    // libwebp decoded alone decoded whole.
+    if header.loader == "webpload", !decodedByCodecAlone,
       bytes.withUnsafeBufferPointer({
         cvips_webp_decodes_whole($0.baseAddress, $0.count, Int32(factor))
       }) == 0
@@ -116,10 +119,11 @@ extension VipsImage {
 }
 
 extension VipsImage {
-  /// A clean JPEG or PNG decoded by its codec alone into memory, shrunk on load by
-  /// `factor` (``decodedByLibjpeg(_:like:shrunkBy:source:)``,
-  /// ``decodedByLibpng(_:like:source:)``); nil for any other file, or when the codec
-  /// warns or fails, and libvips's loader must judge it.
+  /// A clean JPEG, PNG or still WebP decoded by its codec alone into memory, shrunk on
+  /// load by `factor` (``decodedByLibjpeg(_:like:shrunkBy:source:)``,
+  /// ``decodedByLibpng(_:like:source:)``, ``decodedByLibwebp(_:like:shrunkBy:source:)``);
+  /// nil for any other file, or when the codec warns or fails, and libvips's loader must
+  /// judge it.
   static func decodedByCodec(
     _ storage: ByteBuffer, like probe: VipsImage, loader: String, shrunkBy factor: Int,
     source: String
@@ -129,6 +133,8 @@ extension VipsImage {
       try decodedByLibjpeg(storage, like: probe, shrunkBy: factor, source: source)
     case "pngload" where factor == 1:
       try decodedByLibpng(storage, like: probe, source: source)
+    case "webpload":
+      try decodedByLibwebp(storage, like: probe, shrunkBy: factor, source: source)
     default:
       nil
     }

@@ -237,6 +237,14 @@ int cvips_jpeg_decode_like(VipsImage *probe, const void *data, size_t length, in
  * thread's time limit passed during the decode. */
 int cvips_png_decode_like(VipsImage *probe, const void *data, size_t length, VipsImage **out);
 
+/* WebPDecode.c: the still WebP in `data` decoded by libwebp alone, scaled on load to
+ * rint(size / factor) as libvips's webpload `scale` does, into a memory image with
+ * `probe`'s metadata: the pixels libvips's webpload gives. 0 and *out on success; 1
+ * (*out NULL) for an animation or when libwebp fails (the caller loads with libvips,
+ * which judges it); 2 when this thread's time limit passed. */
+int cvips_webp_decode_like(VipsImage *probe, const void *data, size_t length, int factor,
+                           VipsImage **out);
+
 /* ThreadWarnings.c: the warnings libvips raises on this thread between begin and end,
  * one a line (g_free the text; NULL when there were none). The log handler offers each
  * warning; it is kept only while this thread collects. */
