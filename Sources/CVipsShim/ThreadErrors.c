@@ -9,7 +9,9 @@
  * libvips raises every error through vips_verror (vips_error and vips_error_system call
  * it), and calls it through its PLT, so this definition, found first in the lookup order
  * (the test executable, or libImageToolEngine.so that imgtool dlopens with RTLD_GLOBAL),
- * takes them. A message raised on a thread that libvips did not make (the thread that
+ * takes them. So the imgtool launcher never loads libvips ahead of the engine
+ * (Sources/imgtool/DependencyPreload.swift): relocated before the engine is there, libvips
+ * would bind to its own. A message raised on a thread that libvips did not make (the thread that
  * asked for the work; a decode is computed on it, see cvips_write_to_memory_on_this_thread)
  * is kept in that thread's own list, which cvips_thread_errors_take reads. One raised on a
  * libvips worker goes to libvips's own buffer, as before.
