@@ -91,3 +91,53 @@ int cvips_join_mask_in_memory(VipsImage *in, VipsImage *mask, VipsImage **out) {
   *out = image;
   return 0;
 }
+
+/* libvips's linear([1 / 255], [0.5], uchar) of an 8-bit alpha times an 8-bit mask
+ * (vips_multiply: a 16-bit product): float arithmetic, clipped, truncated (linear.c's
+ * LOOP1uc), every product of two bytes computed once. */
+#pragma clang fp contract(off)
+static VipsPel scaled_products[255 * 255 + 1];
+static gpointer fill_scaled_products(gpointer unused) {
+  (void)unused;
+  const float a = (float)(1.0 / 255), b = (float)0.5;
+  for (int p = 0; p <= 255 * 255; p++) {
+    const float t = a * (float)p + b;
+    scaled_products[p] = (VipsPel)VIPS_FCLIP(0, t, 255);
+  }
+  return NULL;
+}
+
+/* masked_by_operations's graph (Sources/Vips/VipsImage+Masks.swift: the colour bands,
+ * the alpha times the mask over 255 rounded, joined again) for an 8-bit image with alpha
+ * already in memory, as one loop into a new memory image. */
+int cvips_mask_alpha_in_memory(VipsImage *in, VipsImage *mask, VipsImage **out) {
+  static GOnce once = G_ONCE_INIT;
+  *out = NULL;
+  if (!cvips_image_is_in_memory(in) || !cvips_image_is_in_memory(mask) ||
+      in->BandFmt != VIPS_FORMAT_UCHAR || mask->BandFmt != VIPS_FORMAT_UCHAR ||
+      in->Coding != VIPS_CODING_NONE || mask->Coding != VIPS_CODING_NONE ||
+      mask->Bands != 1 || in->Bands < 2 || in->Xsize != mask->Xsize ||
+      in->Ysize != mask->Ysize)
+    return 1;
+  g_once(&once, fill_scaled_products, NULL);
+  VipsImage *image = vips_image_new_memory();
+  if (vips_image_pipelinev(image, VIPS_DEMAND_STYLE_THINSTRIP, in, mask, NULL) ||
+      vips_image_write_prepare(image)) {
+    g_object_unref(image);
+    return -1;
+  }
+  const int bands = in->Bands, width = in->Xsize;
+  for (int y = 0; y < in->Ysize; y++) {
+    const VipsPel *p = VIPS_IMAGE_ADDR(in, 0, y);
+    const VipsPel *m = VIPS_IMAGE_ADDR(mask, 0, y);
+    VipsPel *q = VIPS_IMAGE_ADDR(image, 0, y);
+    for (int x = 0; x < width; x++) {
+      for (int b = 0; b < bands - 1; b++) q[b] = p[b];
+      q[bands - 1] = scaled_products[p[bands - 1] * m[x]];
+      p += bands;
+      q += bands;
+    }
+  }
+  *out = image;
+  return 0;
+}

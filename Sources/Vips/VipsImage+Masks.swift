@@ -43,9 +43,9 @@ extension VipsImage {
   {
     try checkSameSize(mask, operation: "mask")
     let eightBit = try castToUInt8()
-    // Opaque and in memory (a resampled entry): the mask joined as alpha in one loop of
-    // the shim, the result in memory too, tagged before anyone else can see it.
-    if !eightBit.hasAlpha, let joined = try eightBit.joinedInMemory(mask, metadata: metadata) {
+    // In memory (a resampled entry): the mask joined as alpha, or multiplied into it, in
+    // one loop of the shim, the result in memory too, tagged before anyone else can see it.
+    if let joined = try eightBit.joinedInMemory(mask, metadata: metadata) {
       return joined
     }
     var tagged = try eightBit.maskedByOperations(mask)
@@ -57,15 +57,20 @@ extension VipsImage {
   /// demand.
   var isInMemory: Bool { cvips_image_is_in_memory(pointer) != 0 }
 
-  /// `joiningBands(mask)` computed at once into memory by the shim, with `metadata` set;
-  /// nil when this image or the mask is not an 8-bit image in memory.
+  /// ``maskedByOperations(_:)`` computed at once into memory by the shim (the mask
+  /// joined as alpha, or multiplied into the alpha), with `metadata` set; nil when this
+  /// image or the mask is not an 8-bit image in memory.
   private func joinedInMemory(_ mask: VipsImage, metadata: [(name: String, value: String)])
     throws(VipsError) -> VipsImage?
   {
     guard isInMemory, mask.isInMemory, mask.bands == 1, mask.format == .uchar else { return nil }
+    let alpha = hasAlpha
     return try withExtendedLifetime(mask) { () throws(VipsError) in
-      try inMemory("bandjoin") { out in
-        let status = cvips_join_mask_in_memory(pointer, mask.pointer, out)
+      try inMemory(alpha ? "mask" : "bandjoin") { out in
+        let status =
+          alpha
+          ? cvips_mask_alpha_in_memory(pointer, mask.pointer, out)
+          : cvips_join_mask_in_memory(pointer, mask.pointer, out)
         if status == 0, let image = out.pointee {
           for field in metadata { vips_image_set_string(image, field.name, field.value) }
         }
@@ -74,8 +79,9 @@ extension VipsImage {
     }
   }
 
-  /// ``masked(by:metadata:)`` as libvips operations, for an 8-bit image.
-  private func maskedByOperations(_ mask: VipsImage) throws(VipsError) -> VipsImage {
+  /// ``masked(by:metadata:)`` as libvips operations, for an 8-bit image: what the shim's
+  /// loops are checked against.
+  func maskedByOperations(_ mask: VipsImage) throws(VipsError) -> VipsImage {
     let eightBit = self
     // Opaque: the mask is the alpha (255 x m / 255 = m), one operation.
     guard eightBit.hasAlpha else { return try eightBit.joiningBands(mask.castToUInt8()) }

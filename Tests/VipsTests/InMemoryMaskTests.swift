@@ -66,7 +66,7 @@ struct InMemoryMaskTests {
     }
   }
 
-  @Test func imagesNotInMemoryOrWithAlphaTakeLibvipsPath() throws {
+  @Test func imagesNotInMemoryTakeLibvipsPathAndAlphaIsMultiplied() throws {
     let image = try Self.entry(Fixture.kept[0], side: 64)
     let mask = try VipsImage.roundedRectangleMask(
       width: image.width, height: image.height, radius: 10)
@@ -75,10 +75,10 @@ struct InMemoryMaskTests {
     let viaLibvips = try image.masked(by: lazyMask)
     #expect(!viaLibvips.isInMemory)
     #expect(try viaLibvips.writePixels() == image.masked(by: mask).writePixels())
-    // With alpha, the alpha is multiplied by the mask (libvips's operations).
+    // With alpha, the alpha is multiplied by the mask (the shim's loop, in memory).
     let withAlpha = try image.joiningBands(image.extractingBands(1)).materialized()
     let cut = try withAlpha.masked(by: mask)
-    #expect(!cut.isInMemory && cut.bands == withAlpha.bands)
+    #expect(cut.isInMemory && cut.bands == withAlpha.bands)
     let alpha = try withAlpha.extractingBands(withAlpha.bands - 1).writePixels()
     let maskBytes = try mask.writePixels()
     let cutAlpha = try cut.extractingBands(cut.bands - 1).writePixels()
@@ -86,6 +86,73 @@ struct InMemoryMaskTests {
     #expect(maskBytes.contains(255) && maskBytes.contains(0))
     #expect((0..<alpha.count).allSatisfy { maskBytes[$0] != 255 || cutAlpha[$0] == alpha[$0] })
     #expect((0..<alpha.count).allSatisfy { maskBytes[$0] != 0 || cutAlpha[$0] == 0 })
+  }
+
+  /// Every alpha times every mask value (a 256x256 image whose alpha is its column, and
+  /// a mask that is its row), grey with alpha and sRGB with alpha: the shim's loop gives
+  /// libvips's multiply and linear byte for byte, and the same header and fields.
+  @Test("an alpha multiplied by the mask in memory: libvips's operations, every product")
+  func maskedAlphaIsLibvipsForEveryProduct() throws {
+    let side = 256
+    let ramp = [UInt8]((0..<side * side).map { UInt8($0 % side) })
+    let rows = [UInt8]((0..<side * side).map { UInt8($0 / side) })
+    let mask = try VipsImage(pixels: rows, width: side, height: side, bands: 1).materialized()
+    let colour = try VipsImage(pixels: rows, width: side, height: side, bands: 1)
+    let alpha = try VipsImage(pixels: ramp, width: side, height: side, bands: 1)
+    for image in [
+      try colour.joiningBands(alpha).tagged(as: .bw).materialized(),
+      try colour.joiningBands(colour).joiningBands(colour).joiningBands(alpha)
+        .tagged(as: .srgb).materialized(),
+    ] {
+      #expect(image.isInMemory && image.hasAlpha)
+      let ours = try image.masked(by: mask, metadata: [("imagetool-shape", "0,0,1,1,0.5")])
+      #expect(ours.isInMemory, "the in-memory path declined")
+      let theirs = try Self.onDemand(image).maskedByOperations(Self.onDemand(mask))
+        .settingMetadata("imagetool-shape", "0,0,1,1,0.5")
+      #expect(!theirs.isInMemory)
+      #expect(
+        (ours.width, ours.height, ours.bands, ours.format, ours.interpretation)
+          == (theirs.width, theirs.height, theirs.bands, theirs.format, theirs.interpretation))
+      #expect(
+        CodecDecodeChecks.comparable(ours.metadataFields)
+          == CodecDecodeChecks.comparable(theirs.metadataFields))
+      let bytes = try ours.writePixels()
+      #expect(bytes == (try theirs.writePixels()))
+      // Opaque stays the mask, a full mask keeps the alpha, nothing grows past the mask,
+      // and the colour is untouched.
+      let bands = image.bands
+      func alphaAt(_ pixel: Int) -> Int { Int(bytes[pixel * bands + bands - 1]) }
+      func colourAt(_ pixel: Int) -> Int { Int(bytes[pixel * bands]) }
+      #expect((0..<side).allSatisfy { alphaAt(255 * side + $0) == $0 })
+      #expect((0..<side).allSatisfy { alphaAt($0 * side + 255) == $0 })
+      #expect((0..<side * side).allSatisfy { alphaAt($0) <= Int(rows[$0]) })
+      #expect((0..<side * side).allSatisfy { colourAt($0) == Int(rows[$0]) })
+    }
+  }
+
+  /// The fixtures with alpha, resampled to entry sizes: the same as libvips's operations.
+  @Test(
+    "a resampled photo with alpha, masked in memory: libvips's operations",
+    arguments: Fixture.photos)
+  func maskedPhotoWithAlphaIsLibvips(_ fixture: Fixture) throws {
+    var photo = try VipsImage(file: fixture.path())
+    guard photo.hasAlpha else { return }
+    photo = try photo.toSRGB().castToUInt8()
+    for side in [64, 128, 256] {
+      let scale = Double(side) / Double(max(photo.width, photo.height))
+      let image = try photo.resizedByLibvips(scale: min(1, scale)).materialized()
+      let mask = try VipsImage.roundedRectangleMask(
+        width: image.width, height: image.height, radius: Double(min(image.width, image.height)) / 2
+      )
+      let ours = try image.masked(by: mask)
+      #expect(ours.isInMemory, "\(fixture) \(side)")
+      let theirs = try Self.onDemand(image).masked(by: mask)
+      #expect(!theirs.isInMemory)
+      #expect(
+        (ours.width, ours.height, ours.bands, ours.interpretation)
+          == (theirs.width, theirs.height, theirs.bands, theirs.interpretation))
+      #expect(try ours.writePixels() == theirs.writePixels(), "\(fixture) \(side)")
+    }
   }
 
   @Test(

@@ -216,6 +216,11 @@ int cvips_image_is_in_memory(VipsImage *image);
  * `mask` of its size, both in memory: the same bytes and header, as a memory image.
  * Returns 1 (and leaves *out NULL) when the images are not for this path. */
 int cvips_join_mask_in_memory(VipsImage *in, VipsImage *mask, VipsImage **out);
+/* The alpha of an 8-bit image with alpha in memory multiplied by a one-band 8-bit mask
+ * in memory, as libvips's multiply and linear([1 / 255], [0.5], uchar) give it, the
+ * colour bands kept: a new memory image in *out (0), 1 when an input does not qualify,
+ * -1 on failure (Mask.c). */
+int cvips_mask_alpha_in_memory(VipsImage *in, VipsImage *mask, VipsImage **out);
 /* JPEGScanCheck.c: 1 when a scan of the JPEG in `data` runs out of data before its last
  * block (libjpeg's warning text into `message`), 0 when none does, -1 when libjpeg cannot
  * read it at all. Decodes at 1/8 scale. */
