@@ -187,12 +187,5 @@ int cvips_jpeg_decode_like(VipsImage *probe, const void *data, size_t length, in
   jpeg_destroy_decompress(&info);
   created = 0;
   pixels = NULL;
-  VipsImage *image = cvips_memory_image_taking(probe, buffer, width, height);
-  if (!image) {
-    vips_error_clear();
-    cvips_thread_errors_clear();
-    return DECLINED;
-  }
-  *out = image;
-  return DECODED;
+  return cvips_decoded_image(probe, buffer, width, height, out) ? DECLINED : DECODED;
 }

@@ -47,17 +47,21 @@ int cvips_image_is_in_memory(VipsImage *image) {
          (image->dtype == VIPS_IMAGE_SETBUF || image->dtype == VIPS_IMAGE_SETBUF_FOREIGN);
 }
 
+/* Whether `in` and `mask` are 8-bit images in memory of one size, `mask` one band. */
+static int mask_fits(VipsImage *in, VipsImage *mask) {
+  return cvips_image_is_in_memory(in) && cvips_image_is_in_memory(mask) &&
+         in->BandFmt == VIPS_FORMAT_UCHAR && mask->BandFmt == VIPS_FORMAT_UCHAR &&
+         in->Coding == VIPS_CODING_NONE && mask->Coding == VIPS_CODING_NONE &&
+         mask->Bands == 1 && in->Bands >= 1 && in->Xsize == mask->Xsize &&
+         in->Ysize == mask->Ysize;
+}
+
 /* vips_bandjoin2(in, mask) for images already in memory, as one loop into a new memory
  * image: for an entry of a few thousand pixels, building the bandjoin and pulling its
  * regions through libvips cost more than the copy. */
 int cvips_join_mask_in_memory(VipsImage *in, VipsImage *mask, VipsImage **out) {
   *out = NULL;
-  if (!cvips_image_is_in_memory(in) || !cvips_image_is_in_memory(mask) ||
-      in->BandFmt != VIPS_FORMAT_UCHAR || mask->BandFmt != VIPS_FORMAT_UCHAR ||
-      in->Coding != VIPS_CODING_NONE || mask->Coding != VIPS_CODING_NONE ||
-      mask->Bands != 1 || in->Bands < 1 || in->Bands > 3 || in->Xsize != mask->Xsize ||
-      in->Ysize != mask->Ysize)
-    return 1;
+  if (!mask_fits(in, mask) || in->Bands > 3) return 1;
   VipsImage *image = vips_image_new_memory();
   if (vips_image_pipelinev(image, VIPS_DEMAND_STYLE_THINSTRIP, in, mask, NULL)) {
     g_object_unref(image);
@@ -113,12 +117,7 @@ static gpointer fill_scaled_products(gpointer unused) {
 int cvips_mask_alpha_in_memory(VipsImage *in, VipsImage *mask, VipsImage **out) {
   static GOnce once = G_ONCE_INIT;
   *out = NULL;
-  if (!cvips_image_is_in_memory(in) || !cvips_image_is_in_memory(mask) ||
-      in->BandFmt != VIPS_FORMAT_UCHAR || mask->BandFmt != VIPS_FORMAT_UCHAR ||
-      in->Coding != VIPS_CODING_NONE || mask->Coding != VIPS_CODING_NONE ||
-      mask->Bands != 1 || in->Bands < 2 || in->Xsize != mask->Xsize ||
-      in->Ysize != mask->Ysize)
-    return 1;
+  if (!mask_fits(in, mask) || in->Bands < 2) return 1;
   g_once(&once, fill_scaled_products, NULL);
   VipsImage *image = vips_image_new_memory();
   if (vips_image_pipelinev(image, VIPS_DEMAND_STYLE_THINSTRIP, in, mask, NULL) ||

@@ -40,3 +40,12 @@ VipsImage *cvips_memory_image_taking(VipsImage *like, void *pixels, int width, i
   image->Ysize = height;
   return image;
 }
+
+int cvips_decoded_image(VipsImage *like, void *pixels, int width, int height, VipsImage **out) {
+  *out = cvips_memory_image_taking(like, pixels, width, height);
+  if (*out) return 0;
+  /* Not the file's fault: the caller's libvips load will say what is wrong, if anything. */
+  vips_error_clear();
+  cvips_thread_errors_clear();
+  return 1;
+}

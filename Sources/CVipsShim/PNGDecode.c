@@ -139,12 +139,5 @@ int cvips_png_decode_like(VipsImage *probe, const void *data, size_t length,
   png_destroy_read_struct(&png, &info, NULL);
   pixels = NULL;
 
-  VipsImage *image = cvips_memory_image_taking(probe, buffer, probe->Xsize, probe->Ysize);
-  if (!image) {
-    vips_error_clear();
-    cvips_thread_errors_clear();
-    return DECLINED;
-  }
-  *out = image;
-  return DECODED;
+  return cvips_decoded_image(probe, buffer, probe->Xsize, probe->Ysize, out) ? DECLINED : DECODED;
 }

@@ -116,12 +116,5 @@ int cvips_webp_decode_like(VipsImage *probe, const void *data, size_t length, in
       pixels[3 * i + 2] = pixels[4 * i + 2];
     }
   }
-  VipsImage *image = cvips_memory_image_taking(probe, pixels, width, height);
-  if (!image) {
-    vips_error_clear();
-    cvips_thread_errors_clear();
-    return DECLINED;
-  }
-  *out = image;
-  return DECODED;
+  return cvips_decoded_image(probe, pixels, width, height, out) ? DECLINED : DECODED;
 }

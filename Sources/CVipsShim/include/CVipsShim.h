@@ -274,6 +274,10 @@ VipsImage *cvips_unzeroed_memory_image_like(VipsImage *in);
  * with `like`'s header fields and metadata (a decoder's: libvips's header of the same
  * bytes). NULL with libvips's error. */
 VipsImage *cvips_memory_image_taking(VipsImage *like, void *pixels, int width, int height);
+/* A codec's decode (JPEGDecode.c, PNGDecode.c, WebPDecode.c) as a memory image with
+ * `like`'s fields, taking `pixels`: 0 and *out, or 1 (the decoder's "declined") with
+ * libvips's error text dropped when the image cannot be made. */
+int cvips_decoded_image(VipsImage *like, void *pixels, int width, int height, VipsImage **out);
 
 /* Resample.c's AVX2 kernels (ResampleKernels.c): the in-memory
  * resizes run them when the processor has AVX2, and its scalar loops otherwise, with the
