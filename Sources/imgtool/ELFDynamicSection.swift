@@ -1,12 +1,7 @@
 /// What the dynamic section of an ELF file says about loading it: the libraries it
 /// needs, in the order the dynamic loader takes them, and the folders it looks for them
-/// in. Nil for a file without one, or whose section or names lie past its end.
-///
-/// ```swift
-/// if let engine = ELFDynamicSection(path: "/usr/lib/libImageToolEngine.so") {
-///   print(engine.needed)  // ["libvips.so.42", "libswiftCore.so", ...]
-/// }
-/// ```
+/// in (for the engine: `needed` is `["libvips.so.42", "libswiftCore.so", ...]`). Nil for a
+/// file without one, or whose section or names lie past its end.
 struct ELFDynamicSection: Equatable {
   /// The `DT_NEEDED` entries (sonames), in the file's order.
   var needed: [String]

@@ -144,6 +144,52 @@ struct WebPDecodeTests {
     try CodecDecodeChecks.expectSame(ours, as: try Self.libvipsLoad(garbled, factor: 1), "garbled")
   }
 
+  /// `VipsImage.decode` takes the codec's path for a still WebP (at each shrink), so the
+  /// comparison above is what a render gets.
+  @Test("the decode of a still WebP goes through libwebp alone")
+  func decodeRoutesStillWebPToLibwebp() throws {
+    let path = try #require(Fixture.named("coffee.webp")).path()
+    let bytes = [UInt8](try Data(contentsOf: URL(filePath: path)))
+    let probe = try VipsImage(bytes: bytes, name: path)
+    for factor in [1, 2, 3] {
+      let routed = try VipsImage.decodedByCodec(
+        ByteBuffer(copying: bytes), like: probe, loader: "webpload", shrunkBy: factor,
+        source: path)
+      let image = try #require(routed, "1/\(factor)")
+      try CodecDecodeChecks.expectSame(
+        image, as: try Self.libvipsLoad(bytes, factor: factor), "coffee.webp 1/\(factor)")
+    }
+  }
+
+  /// libwebp decodes in one call: a limit that passes during it is caught after it (the
+  /// check before it passed), and the decode's pixels are dropped.
+  @Test("a time limit that passes during the decode stops it when libwebp returns")
+  func timeLimitDuringTheDecode() throws {
+    // 2000x2000 of noise, lossy: a decode of tens of milliseconds.
+    var state: UInt32 = 12_345
+    let noise = (0..<2_000 * 2_000 * 3).map { _ -> UInt8 in
+      state = state &* 1_103_515_245 &+ 12_345
+      return UInt8(truncatingIfNeeded: state >> 16)
+    }
+    let bytes = try VipsImage(pixels: noise, width: 2_000, height: 2_000, bands: 3)
+      .webpData(quality: 90)
+    let probe = try VipsImage(bytes: bytes, name: "noise.webp")
+    let storage = ByteBuffer(copying: bytes)
+    let start = ContinuousClock.now
+    let whole = try #require(
+      try VipsImage.decodedByLibwebp(storage, like: probe, shrunkBy: 1, source: "noise.webp"))
+    let decodeTime = ContinuousClock.now - start
+    #expect(whole.width == 2_000)
+    #expect(decodeTime > .milliseconds(10), "the decode took \(decodeTime): too short a test")
+    #expect(throws: VipsError.timedOut(source: "noise.webp", seconds: 0.002)) {
+      try Vips.withTimeLimit(.milliseconds(2), source: "noise.webp", timedOut: { $0 }) {
+        () throws(VipsError) in
+        _ = try VipsImage.decodedByLibwebp(
+          storage, like: probe, shrunkBy: 1, source: "noise.webp")
+      }
+    }
+  }
+
   @Test("a time limit already passed stops the decode")
   func timeLimit() throws {
     let path = try #require(Fixture.named("coffee.webp")).path()
