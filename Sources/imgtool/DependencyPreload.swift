@@ -11,17 +11,20 @@
 /// The loader looks each symbol up in every library of the scope in turn, and the big
 /// libraries (libcrypto, ICU, OpenEXR, HDF5) look thousands of their own up: in the
 /// engine's scope, where they come 60 to 90 libraries in, that was half of
-/// `imgtool help`'s start (`perf`: `do_lookup_x` 37%). Loaded here first, a one-photo
-/// render started about 10 ms sooner (`Benchmarks/startup`).
+/// `imgtool help`'s start (`perf`: `do_lookup_x` 37%). Loaded here first, every start
+/// is 4 to 8 ms shorter (`Benchmarks/startup --before`).
 ///
 /// What is loaded, and how, keeps every symbol bound where it was:
-/// - only the dependencies *of* the engine's dependencies, last first, never the engine's
-///   own (libvips): the engine replaces some of libvips's functions (its error buffer,
-///   `ThreadErrors.c`), and libvips must be relocated with the engine ahead of it;
+/// - the engine's libraries, last first, each after its own dependencies, but never
+///   libvips: the engine replaces some of libvips's functions (its error buffer,
+///   `ThreadErrors.c`), and libvips must be relocated with the engine ahead of it
+///   (its dependencies are preloaded all the same);
 /// - each local (`RTLD_LOCAL`): the engine, loaded global after them, puts its
 ///   libraries into the global scope in the order it always did;
-/// - a name only where this executable finds the file its library would: the same
-///   `RUNPATH` folders hold it first (or none does), and neither has an `RPATH`.
+/// - only when the engine looks for libraries where this executable does (the same
+///   `RUNPATH`, no `RPATH`), and a dependency's dependency only where this executable
+///   finds the file that dependency would (their `RUNPATH` folders hold it first, or
+///   none does).
 /// The launcher's tests compare the loader's bindings of every symbol with and without
 /// this. A library not found or not loaded is left to the engine's own load to report.
 enum DependencyPreload {
@@ -38,7 +41,7 @@ enum DependencyPreload {
     let engineFolder = folder(of: path)
     // Where this executable's `dlopen` looks before the system's folders.
     let launcherFolders = folders(launcher.runpath, origin: engineFolder)
-    let searched = libraryPathFolders() + launcherFolders + systemFolders()
+    let searched = libraryPathFolders() + (launcherFolders ?? []) + systemFolders()
     var tried: Set<String> = []
     func preload(_ name: String) {
       guard tried.insert(name).inserted else { return }
@@ -48,10 +51,10 @@ enum DependencyPreload {
     }
     for library in engine.needed.reversed() {
       // Its dependencies first, each then relocated in its own small scope.
-      if let file = find(library, in: searched), let needs = ELFDynamicSection(path: file),
-        needs.rpath == nil
-      {
+      if let launcherFolders, let file = find(library, in: searched),
+        let needs = ELFDynamicSection(path: file), needs.rpath == nil,
         let ownFolders = folders(needs.runpath, origin: folder(of: file))
+      {
         for name in needs.needed.reversed()
         where firstFolder(holding: name, in: launcherFolders)
           == firstFolder(holding: name, in: ownFolders)
@@ -72,12 +75,13 @@ enum DependencyPreload {
     library.hasPrefix("libvips.so")
   }
 
-  /// The folders of a `RUNPATH`, `$ORIGIN` read as `origin`; none for a path with the
-  /// loader's other variables (`$LIB`, `$PLATFORM`), which this does not expand.
-  static func folders(_ runpath: String?, origin: String) -> [String] {
-    guard let runpath, !runpath.contains("$LIB"), !runpath.contains("${LIB"),
-      !runpath.contains("PLATFORM")
-    else { return [] }
+  /// The folders of a `RUNPATH` (none without one), `$ORIGIN` read as `origin`; nil,
+  /// unknown, for a path with the loader's other variables (`$LIB`, `$PLATFORM`), which
+  /// this does not expand.
+  static func folders(_ runpath: String?, origin: String) -> [String]? {
+    guard let runpath else { return [] }
+    guard !runpath.contains("$LIB"), !runpath.contains("${LIB"), !runpath.contains("PLATFORM")
+    else { return nil }
     return runpath.split(separator: ":").map {
       String($0).replacing("${ORIGIN}", with: origin).replacing("$ORIGIN", with: origin)
     }
