@@ -65,7 +65,8 @@ struct URLPhotoTests {
   final class Watcher: Sendable {
     let events = Recorder<PhotoEvent>()
     let notified = Recorder<Double>()
-    let ends = Lock(0)
+    /// One value a `photoLoadingDidEnd` notification.
+    let ends = Recorder<Bool>()
     private let listener: Task<Void, Never>
     nonisolated(unsafe) private let observers: [any NSObjectProtocol]
 
@@ -81,7 +82,7 @@ struct URLPhotoTests {
         },
         NotificationCenter.default.addObserver(
           forName: .photoLoadingDidEnd, object: photo, queue: nil
-        ) { _ in ends.withLock { $0 += 1 } },
+        ) { _ in ends.record(true) },
       ]
     }
 
@@ -164,7 +165,9 @@ struct URLPhotoTests {
     // end was posted once.
     await watcher.notified.waitUntil(count: 4)
     #expect(watcher.notified.values == fractions + [1])
-    #expect(watcher.ends.withLock { $0 } == 1)
+    // Posted after the last progress notification: waited for, not assumed there.
+    await watcher.ends.waitUntil(count: 1)
+    #expect(watcher.ends.values.count == 1)
     #expect(!photo.isLoading && photo.loadProgress == 1 && loader.loads == 1)
     let image = try #require(photo.underlyingImage)
     #expect(Array(image.bytes) == (try await Self.reference()))
@@ -192,7 +195,9 @@ struct URLPhotoTests {
         .progress(chunks.fraction(after: 1)),
         .loadingDidEnd(succeeded: false, error: PhotoError.unloaded.description),
       ])
-    #expect(watcher.ends.withLock { $0 } == 1)
+    // Posted after the last progress notification: waited for, not assumed there.
+    await watcher.ends.waitUntil(count: 1)
+    #expect(watcher.ends.values.count == 1)
     #expect(!photo.isLoading && photo.loadProgress == 0 && photo.underlyingImage == nil)
     #expect(!cache.contains(photo.entity, format: "screen"))
     #expect(cache.statistics.entriesWritten == 0 && cache.statistics.decodes == 0)
