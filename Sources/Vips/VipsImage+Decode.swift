@@ -140,14 +140,17 @@ extension VipsImage {
     }
   }
 
-  /// The image a shim decoder made (`cvips_jpeg_decode_like`, `cvips_png_decode_like`)
-  /// from its `status`: 0, the image; 2, the time limit passed during the decode (thrown,
-  /// for ``Vips/withTimeLimit(_:source:timedOut:_:)`` to name); anything else, nil: the
+  /// The image a shim decoder (`cvips_jpeg_decode_like`, `cvips_png_decode_like`,
+  /// `cvips_webp_decode_like`), called by `decode` with the pointer to fill and `probe`
+  /// kept alive, made from its status: 0, the image; 2, the time limit passed (thrown, for
+  /// ``Vips/withTimeLimit(_:source:timedOut:_:)`` to name); anything else, nil: the
   /// decoder declined.
-  static func decoderResult(
-    _ status: Int32, _ out: UnsafeMutablePointer<CVips.VipsImage>?, codec: String,
-    source: String
+  static func decoded(
+    by codec: String, like probe: VipsImage, source: String,
+    _ decode: (UnsafeMutablePointer<UnsafeMutablePointer<CVips.VipsImage>?>) -> Int32
   ) throws(VipsError) -> VipsImage? {
+    var out: UnsafeMutablePointer<CVips.VipsImage>? = nil
+    let status = withExtendedLifetime(probe) { decode(&out) }
     switch status {
     case 0:
       guard let out else { return nil }

@@ -17,10 +17,8 @@ extension VipsImage {
   static func decodedByLibjpeg(
     _ storage: ByteBuffer, like probe: VipsImage, shrunkBy factor: Int, source: String
   ) throws(VipsError) -> VipsImage? {
-    var out: UnsafeMutablePointer<CVips.VipsImage>? = nil
-    let status = withExtendedLifetime(probe) {
-      cvips_jpeg_decode_like(probe.pointer, storage.start, storage.count, Int32(factor), &out)
+    try decoded(by: "JPEG", like: probe, source: source) { out in
+      cvips_jpeg_decode_like(probe.pointer, storage.start, storage.count, Int32(factor), out)
     }
-    return try decoderResult(status, out, codec: "JPEG", source: source)
   }
 }

@@ -16,10 +16,8 @@ extension VipsImage {
   static func decodedByLibpng(_ storage: ByteBuffer, like probe: VipsImage, source: String)
     throws(VipsError) -> VipsImage?
   {
-    var out: UnsafeMutablePointer<CVips.VipsImage>? = nil
-    let status = withExtendedLifetime(probe) {
-      cvips_png_decode_like(probe.pointer, storage.start, storage.count, &out)
+    try decoded(by: "PNG", like: probe, source: source) { out in
+      cvips_png_decode_like(probe.pointer, storage.start, storage.count, out)
     }
-    return try decoderResult(status, out, codec: "PNG", source: source)
   }
 }

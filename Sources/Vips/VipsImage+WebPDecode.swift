@@ -16,10 +16,8 @@ extension VipsImage {
   static func decodedByLibwebp(
     _ storage: ByteBuffer, like probe: VipsImage, shrunkBy factor: Int, source: String
   ) throws(VipsError) -> VipsImage? {
-    var out: UnsafeMutablePointer<CVips.VipsImage>? = nil
-    let status = withExtendedLifetime(probe) {
-      cvips_webp_decode_like(probe.pointer, storage.start, storage.count, Int32(factor), &out)
+    try decoded(by: "WebP", like: probe, source: source) { out in
+      cvips_webp_decode_like(probe.pointer, storage.start, storage.count, Int32(factor), out)
     }
-    return try decoderResult(status, out, codec: "WebP", source: source)
   }
 }
