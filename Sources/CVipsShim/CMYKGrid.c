@@ -40,6 +40,7 @@
  */
 #include "CMYKGrid.h"
 #include "LcmsArithmetic.h"
+#include "ResampleKernels.h"
 
 #include <pthread.h>
 #include <stdatomic.h>
@@ -224,9 +225,154 @@ static inline void interpolate(CMYKGrid *grid, const VipsPel *pixel, cmsUInt16Nu
   }
 }
 
+#if defined(__x86_64__) && (defined(__clang__) || defined(__GNUC__))
+#define HAVE_AVX2_GRID 1
+#include <immintrin.h>
+#define AVX2 __attribute__((target("avx2")))
+
+/* to_fixed_domain in eight lanes, in the same wrapping int arithmetic: C's division of
+ * n = a + 0x7fff by 0xffff truncates toward zero, so it is |n| / 0xffff with n's sign,
+ * and for every |n| <= 2^31, |n| / 0xffff = (|n| + (|n| >> 16) + 1) >> 16 in unsigned
+ * 32-bit arithmetic (checked for all of them when this was written). */
+AVX2 static inline __m256i to_fixed_domain8(__m256i a) {
+  const __m256i n = _mm256_add_epi32(a, _mm256_set1_epi32(0x7fff));
+  const __m256i m = _mm256_abs_epi32(n);
+  const __m256i q = _mm256_srli_epi32(
+      _mm256_add_epi32(_mm256_add_epi32(m, _mm256_srli_epi32(m, 16)), _mm256_set1_epi32(1)), 16);
+  return _mm256_add_epi32(a, _mm256_sign_epi32(q, n));
+}
+
+/* tetrahedron() for one channel of eight pixels: the corners' samples and the rests as
+ * 32-bit lanes, vpmulld keeping the low 32 bits of each product as lcms's int
+ * arithmetic wraps. */
+AVX2 static inline __m256i tetrahedron8(__m256i v0, __m256i va, __m256i vb, __m256i vc,
+                                        __m256i ra, __m256i rb, __m256i rc) {
+  const __m256i rest =
+      _mm256_add_epi32(_mm256_add_epi32(_mm256_mullo_epi32(_mm256_sub_epi32(va, v0), ra),
+                                        _mm256_mullo_epi32(_mm256_sub_epi32(vb, va), rb)),
+                       _mm256_mullo_epi32(_mm256_sub_epi32(vc, vb), rc));
+  const __m256i shifted =
+      _mm256_srai_epi32(_mm256_add_epi32(to_fixed_domain8(rest), _mm256_set1_epi32(0x8000)), 16);
+  return _mm256_and_si256(_mm256_add_epi32(v0, shifted), _mm256_set1_epi32(0xffff));
+}
+
+/* The nodes at eight indices as two vectors of eight lanes in the indices' order: their
+ * low halves (samples 0 and 1) and their high ones (sample 2 and the ready bit). Each is
+ * one relaxed atomic load (a node is either empty or its final value); eight loads put
+ * together in registers measured faster than two vpgatherdq on the machine this was written on
+ * (AMD Zen 3: 10.2 against 11.2 ns a pixel for the whole row). */
+AVX2 static inline void load_nodes(CMYKGrid *grid, __m256i index, __m256i *low,
+                                   __m256i *high) {
+  int32_t at[8];
+  _mm256_storeu_si256((__m256i *)at, index);
+#define NODE(i) (long long)atomic_load_explicit(&grid->nodes[at[i]], memory_order_relaxed)
+  const __m256 first = _mm256_castsi256_ps(_mm256_setr_epi64x(NODE(0), NODE(1), NODE(2), NODE(3)));
+  const __m256 second =
+      _mm256_castsi256_ps(_mm256_setr_epi64x(NODE(4), NODE(5), NODE(6), NODE(7)));
+#undef NODE
+  /* shuffle_ps takes the even (odd) words of both, lanes 0 1 4 5 | 2 3 6 7; the permute
+   * puts them back in order. */
+  *low = _mm256_permute4x64_epi64(_mm256_castps_si256(_mm256_shuffle_ps(first, second, 0x88)),
+                                  0xD8);
+  *high = _mm256_permute4x64_epi64(_mm256_castps_si256(_mm256_shuffle_ps(first, second, 0xDD)),
+                                   0xD8);
+}
+
+/* Puts the larger rest (and its step) first in each lane, as order() does. */
+AVX2 static inline void order8(__m256i *r1, __m256i *s1, __m256i *r2, __m256i *s2) {
+  const __m256i swap = _mm256_cmpgt_epi32(*r2, *r1);
+  const __m256i r = *r1, s = *s1;
+  *r1 = _mm256_blendv_epi8(r, *r2, swap);
+  *s1 = _mm256_blendv_epi8(s, *s2, swap);
+  *r2 = _mm256_blendv_epi8(*r2, r, swap);
+  *s2 = _mm256_blendv_epi8(*s2, s, swap);
+}
+
+/* interpolate() for eight pixels at a time, lane for lane the same arithmetic, while
+ * eight remain. Eight pixels whose nodes are not all computed yet go to interpolate(),
+ * which computes them. Returns how many pixels it did. */
+AVX2 static int grid_row_avx2(CMYKGrid *grid, const VipsPel *in, int in_bands,
+                              cmsUInt16Number *out, int width) {
+  const __m256i offsets = _mm256_mullo_epi32(_mm256_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7),
+                                             _mm256_set1_epi32(in_bands));
+  const __m256i byte = _mm256_set1_epi32(0xff), word = _mm256_set1_epi32(0xffff);
+  const int strides[4] = {STRIDE_C, STRIDE_M, STRIDE_Y, STRIDE_K};
+  int x = 0;
+  for (; x + 8 <= width; x += 8) {
+    const VipsPel *p = in + (size_t)x * in_bands;
+    const __m256i pixels = in_bands == 4
+                               ? _mm256_loadu_si256((const __m256i *)p)
+                               : _mm256_i32gather_epi32((const int *)p, offsets, 1);
+    __m256i low[4], step[4], rest[4];
+    for (int band = 0; band < 4; band++) {
+      const __m256i v = _mm256_and_si256(_mm256_srli_epi32(pixels, 8 * band), byte);
+      /* prepare_positions's fixed point, computed: the value's 16 bits (v x 257) times
+       * 16, then to_fixed_domain of that (never negative here). */
+      const __m256i scaled = _mm256_mullo_epi32(v, _mm256_set1_epi32(257 * (GRID - 1)));
+      const __m256i fixed = to_fixed_domain8(scaled);
+      const __m256i stride = _mm256_set1_epi32(strides[band]);
+      low[band] = _mm256_mullo_epi32(_mm256_srli_epi32(fixed, 16), stride);
+      rest[band] = _mm256_and_si256(fixed, word);
+      step[band] = _mm256_andnot_si256(_mm256_cmpeq_epi32(v, byte), stride);
+    }
+    __m256i r1 = rest[1], r2 = rest[2], r3 = rest[3], s1 = step[1], s2 = step[2], s3 = step[3];
+    order8(&r1, &s1, &r2, &s2);
+    order8(&r2, &s2, &r3, &s3);
+    order8(&r1, &s1, &r2, &s2);
+    const __m256i origin = _mm256_add_epi32(_mm256_add_epi32(low[1], low[2]), low[3]);
+    const __m256i a = _mm256_add_epi32(origin, s1), b = _mm256_add_epi32(a, s2),
+                  c = _mm256_add_epi32(b, s3);
+    const __m256i k0 = low[0], k1 = _mm256_add_epi32(low[0], step[0]);
+    const __m256i corners[8] = {
+        _mm256_add_epi32(k0, origin), _mm256_add_epi32(k0, a), _mm256_add_epi32(k0, b),
+        _mm256_add_epi32(k0, c),      _mm256_add_epi32(k1, origin), _mm256_add_epi32(k1, a),
+        _mm256_add_epi32(k1, b),      _mm256_add_epi32(k1, c)};
+    __m256i lo[8], hi[8], ready = _mm256_set1_epi32(-1);
+    for (int i = 0; i < 8; i++) {
+      load_nodes(grid, corners[i], &lo[i], &hi[i]);
+      ready = _mm256_and_si256(ready, hi[i]);
+    }
+    if (_mm256_movemask_ps(_mm256_castsi256_ps(_mm256_slli_epi32(ready, 15))) != 0xff) {
+      for (int i = 0; i < 8; i++) interpolate(grid, p + (size_t)i * in_bands, out + 3 * (x + i));
+      continue;
+    }
+    int32_t samples[3][8];
+    for (int channel = 0; channel < 3; channel++) {
+      __m256i v[8];
+      for (int i = 0; i < 8; i++)
+        v[i] = channel == 0   ? _mm256_and_si256(lo[i], word)
+               : channel == 1 ? _mm256_srli_epi32(lo[i], 16)
+                              : _mm256_and_si256(hi[i], word);
+      const __m256i below = tetrahedron8(v[0], v[1], v[2], v[3], r1, r2, r3);
+      const __m256i above = tetrahedron8(v[4], v[5], v[6], v[7], r1, r2, r3);
+      /* LinearInterp */
+      const __m256i difference = _mm256_add_epi32(
+          _mm256_mullo_epi32(_mm256_sub_epi32(above, below), rest[0]), _mm256_set1_epi32(0x8000));
+      _mm256_storeu_si256(
+          (__m256i *)samples[channel],
+          _mm256_and_si256(_mm256_add_epi32(_mm256_srli_epi32(difference, 16), below), word));
+    }
+    cmsUInt16Number *q = out + 3 * x;
+    for (int i = 0; i < 8; i++) {
+      q[3 * i] = (cmsUInt16Number)samples[0][i];
+      q[3 * i + 1] = (cmsUInt16Number)samples[1][i];
+      q[3 * i + 2] = (cmsUInt16Number)samples[2][i];
+    }
+  }
+  return x;
+}
+#endif
+
 void cmyk_grid_row(CMYKGrid *grid, const VipsPel *in, int in_bands, cmsUInt16Number *out,
                    int width) {
-  for (int x = 0; x < width; x++, in += in_bands, out += 3) {
+  int x = 0;
+#ifdef HAVE_AVX2_GRID
+  /* Counted (resample_uses_avx2), so that a test knows which path ran. */
+  if (resample_uses_avx2()) x = grid_row_avx2(grid, in, in_bands, out, width);
+#endif
+  in += (size_t)x * in_bands;
+  out += 3 * x;
+  for (; x < width; x++, in += in_bands, out += 3) {
     /* A pixel like the one before it (flat areas, a photo's margins) gives its samples. */
     if (x > 0 && memcmp(in, in - in_bands, 4) == 0) {
       memcpy(out, out - 3, 3 * sizeof(cmsUInt16Number));

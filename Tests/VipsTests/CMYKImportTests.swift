@@ -47,9 +47,9 @@ struct CMYKImportTests {
   }
 
   /// The import and the steps on to sRGB in one pass: vips_colourspace's bytes, from the
-  /// AVX2 loop (eight pixels at a time) and from the scalar one (the rest of a row, and
-  /// every pixel without AVX2), with rows of every length from 1 to 17 for the vector
-  /// loop's ends.
+  /// AVX2 loops (the grid and the steps to sRGB, eight pixels at a time) and from the
+  /// scalar ones (the rest of a row, and every pixel without AVX2), with rows of every
+  /// length from 1 to 17 for the vector loops' ends.
   @Test(arguments: [false, true])
   func theOnePassToSRGBIsLibvipsBytes(scalar: Bool) async throws {
     try await ComputeExecutor.run {
@@ -72,22 +72,7 @@ struct CMYKImportTests {
             "\(label), scalar \(scalar): the bytes differ")
         }
       }
-      // Each row counts the path it took (ResampleKernels.choicesOnThisThread): the vector
-      // loop must really have run, or the two arguments compare the scalar loop twice.
-      let before = ResampleKernels.choicesOnThisThread
-      if scalar {
-        try ResampleKernels.scalar { try check() }
-      } else {
-        try check()
-      }
-      let after = ResampleKernels.choicesOnThisThread
-      let vector = after.vector - before.vector
-      let scalarRows = after.scalar - before.scalar
-      if scalar || !ResampleKernels.vectorKernelsAvailable {
-        #expect(vector == 0 && scalarRows > 0)
-      } else {
-        #expect(vector > 0 && scalarRows == 0)
-      }
+      try ICCTransformTests.onPath(scalar: scalar, check)
     }
   }
 

@@ -199,40 +199,62 @@ struct ICCTransformTests {
           }
         }
       }
-      // Each row counts the path it took: the vector loop must really have run, or the two
-      // arguments compare the scalar loop twice.
-      let before = ResampleKernels.choicesOnThisThread
-      if scalar {
-        try ResampleKernels.scalar { try check() }
-      } else {
-        try check()
-      }
-      let after = ResampleKernels.choicesOnThisThread
-      let (vector, scalarRows) = (after.vector - before.vector, after.scalar - before.scalar)
-      if scalar || !ResampleKernels.vectorKernelsAvailable {
-        #expect(vector == 0 && scalarRows > 0)
-      } else {
-        #expect(vector > 0 && scalarRows == 0)
-      }
+      try Self.onPath(scalar: scalar, check)
     }
   }
 
-  /// CMYK profiles go through lcms's 17-point grid computed node by node (CMYKGrid.c):
-  /// libvips's bytes on every grid level (each node, on it and either side of it) and on
-  /// random values, with a fifth band carried along.
-  @Test("CMYK through the built-in CMYK profile: libvips's bytes on the grid and off it")
-  func cmykGridSameAsLibvips() async throws {
+  /// Runs `check` on the scalar loops (`scalar`) or the default ones, and expects the rows
+  /// it transformed to have counted that path (ResampleKernels.choicesOnThisThread): the
+  /// vector loops must really have run where the processor has AVX2, or a test's two
+  /// arguments compare the scalar loops twice.
+  static func onPath(scalar: Bool, _ check: () throws -> Void) throws {
+    let before = ResampleKernels.choicesOnThisThread
+    if scalar {
+      try ResampleKernels.scalar { try check() }
+    } else {
+      try check()
+    }
+    let after = ResampleKernels.choicesOnThisThread
+    let (vector, scalarRows) = (after.vector - before.vector, after.scalar - before.scalar)
+    if scalar || !ResampleKernels.vectorKernelsAvailable {
+      #expect(vector == 0 && scalarRows > 0, "scalar \(scalar): \(vector) vector rows")
+    } else {
+      #expect(vector > 0 && scalarRows == 0, "\(scalarRows) scalar rows")
+    }
+  }
+
+  /// CMYK profiles go through lcms's 17-point grid computed node by node (CMYKGrid.c),
+  /// eight pixels at a time with AVX2 where the processor has it and one at a time for
+  /// the rest of a row and otherwise: libvips's bytes from both on every grid level (each
+  /// node, on it and either side of it) and on random values, with a fifth band carried
+  /// along, and in rows of every length from 1 to 17 (the vector loop's ends).
+  @Test(
+    "CMYK through the built-in CMYK profile, vector and scalar: libvips's bytes on the grid and off it",
+    arguments: [false, true])
+  func cmykGridSameAsLibvips(scalar: Bool) async throws {
     try await ComputeExecutor.run {
       let pixels = Self.cmykSamples()
       let count = pixels.count / 4
       let cmyk = try VipsImage(pixels: pixels, width: 1024, height: count / 1024, bands: 4)
         .tagged(as: .cmyk).materialized()
       let profile = try VipsImage.builtInICCProfile("cmyk")
-      try Self.expectTakenAndSame("CMYK samples") { try cmyk.embeddingICCProfile(profile) }
       let withFifth = try cmyk.joiningBands(cmyk.extractingBands(1)).tagged(as: .cmyk)
         .materialized()
-      try Self.expectTakenAndSame("CMYK samples with a fifth band") {
-        try withFifth.embeddingICCProfile(profile)
+      let narrow = try (1...17).map { width in
+        try withFifth.cropped(left: 5, top: 31 * width, width: width, height: 2).materialized()
+      }
+      try Self.onPath(scalar: scalar) {
+        try Self.expectTakenAndSame("CMYK samples, scalar \(scalar)") {
+          try cmyk.embeddingICCProfile(profile)
+        }
+        try Self.expectTakenAndSame("CMYK samples with a fifth band, scalar \(scalar)") {
+          try withFifth.embeddingICCProfile(profile)
+        }
+        for image in narrow {
+          try Self.expectTakenAndSame("a row of \(image.width) with a fifth band") {
+            try image.embeddingICCProfile(profile)
+          }
+        }
       }
     }
   }
