@@ -18,8 +18,10 @@
  */
 #include "CVipsShim.h"
 #include "EdgeExtension.h"
+#include "Enlarge.h"
 #include "ResampleKernels.h"
 
+#include <limits.h>
 #include <math.h>
 #include <pthread.h>
 #include <stdint.h>
@@ -1049,13 +1051,48 @@ int cvips_resize_premultiplied_uchar_in_memory(VipsImage *in, VipsImage **out, d
       resized_length(in->Ysize, vscale));
 }
 
-/* The length vips_resize gives `length` pixels at `scale` (at most 1). */
+/* The length vips_resize gives `length` pixels at `scale`: its reduce's size below 1,
+ * the affine's VIPS_ROUND_INT(length x scale) above. */
 static int resized_length(int length, double scale) {
+  if (scale > 1.0) return (int)(length * scale + 0.5);
   return scale < 1.0 ? reduce_plan(length, 1.0 / scale).size : length;
+}
+
+/* Whether `in` is for the in-memory enlargement (Enlarge.c): 8-bit samples in memory,
+ * scales of at least 1 on both axes and above 1 on one (vips_resize's affine alone, no
+ * reduce before it). */
+static int enlarges_in_memory(VipsImage *in, double hscale, double vscale) {
+  return in->BandFmt == VIPS_FORMAT_UCHAR && in->Coding == VIPS_CODING_NONE &&
+         hscale >= 1.0 && vscale >= 1.0 && (hscale > 1.0 || vscale > 1.0) &&
+         isfinite(hscale) && isfinite(vscale) &&
+         (in->dtype == VIPS_IMAGE_SETBUF || in->dtype == VIPS_IMAGE_SETBUF_FOREIGN ||
+          in->dtype == VIPS_IMAGE_MMAPIN) &&
+         in->data && (double)in->Xsize * hscale < INT_MAX / 64 &&
+         (double)in->Ysize * vscale < INT_MAX / 64;
+}
+
+/* The window of an enlargement, as a memory image. */
+static int enlarge_window(VipsImage *in, VipsImage **out, double hscale, double vscale,
+                          int left, int top, int width, int height) {
+  if (window_outside(in, hscale, vscale, left, top, width, height)) return -1;
+  VipsImage *image = memory_image_like(in, width, height, in->BandFmt);
+  if (!image) return -1;
+  if (bicubic_enlarge(VIPS_IMAGE_ADDR(in, 0, 0), VIPS_IMAGE_SIZEOF_LINE(in), in->Xsize,
+                      in->Ysize, in->Bands, hscale, vscale, left, top, width, height,
+                      VIPS_IMAGE_ADDR(image, 0, 0))) {
+    g_object_unref(image);
+    vips_error("resize", "out of memory enlarging a %dx%d image", in->Xsize, in->Ysize);
+    return -1;
+  }
+  *out = image;
+  return 0;
 }
 
 int cvips_resize_uchar_in_memory(VipsImage *in, VipsImage **out, double hscale, double vscale) {
   *out = NULL;
+  if (enlarges_in_memory(in, hscale, vscale))
+    return enlarge_window(in, out, hscale, vscale, 0, 0, resized_length(in->Xsize, hscale),
+                          resized_length(in->Ysize, vscale));
   if (!shrinks_in_memory(in, &hscale, &vscale)) return 1; /* the caller uses vips_resize */
   return cvips_resize_uchar_in_memory_window(in, out, hscale, vscale, 0, 0,
                                              resized_length(in->Xsize, hscale),
@@ -1066,6 +1103,8 @@ int cvips_resize_uchar_in_memory_window(VipsImage *in, VipsImage **out, double h
                                         double vscale, int left, int top, int width,
                                         int height) {
   *out = NULL;
+  if (enlarges_in_memory(in, hscale, vscale))
+    return enlarge_window(in, out, hscale, vscale, left, top, width, height);
   if (!shrinks_in_memory(in, &hscale, &vscale)) return 1; /* the caller uses vips_resize */
   const int bands = in->Bands;
   if (window_outside(in, hscale, vscale, left, top, width, height)) return -1;

@@ -129,8 +129,10 @@ int cvips_image_write_to_file(VipsImage *in, const char *filename_with_options);
 
 /* Resample.c: vips_resize's arithmetic (lanczos3, gap 2) for an 8-bit image held in
  * memory and scales <= 1, on the calling thread (the same bytes but where libvips's
- * regions restart its sampling position: up to 2 levels there). Returns 1 (and leaves
- * *out NULL) when the image is not for this path: then use vips_resize. */
+ * regions restart its sampling position: up to 2 levels there); and its enlargement
+ * (Enlarge.c: vips_affine's bicubic, the same bytes) for scales >= 1 on both axes.
+ * Returns 1 (and leaves *out NULL) when the image is not for this path (one axis
+ * shrinking and the other growing, not 8-bit, not in memory): then use vips_resize. */
 int cvips_resize_uchar_in_memory(VipsImage *in, VipsImage **out, double hscale, double vscale);
 /* The window `width` x `height` at (`left`, `top`) of what cvips_resize_uchar_in_memory
  * gives, computing only what the window needs (a fill's crop, made while resizing): the
