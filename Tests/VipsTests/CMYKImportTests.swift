@@ -72,7 +72,7 @@ struct CMYKImportTests {
             "\(label), scalar \(scalar): the bytes differ")
         }
       }
-      try ICCTransformTests.onPath(scalar: scalar, check)
+      try KernelPaths.run(scalar: scalar, check)
     }
   }
 

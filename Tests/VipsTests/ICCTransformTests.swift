@@ -199,27 +199,7 @@ struct ICCTransformTests {
           }
         }
       }
-      try Self.onPath(scalar: scalar, check)
-    }
-  }
-
-  /// Runs `check` on the scalar loops (`scalar`) or the default ones, and expects the rows
-  /// it transformed to have counted that path (ResampleKernels.choicesOnThisThread): the
-  /// vector loops must really have run where the processor has AVX2, or a test's two
-  /// arguments compare the scalar loops twice.
-  static func onPath(scalar: Bool, _ check: () throws -> Void) throws {
-    let before = ResampleKernels.choicesOnThisThread
-    if scalar {
-      try ResampleKernels.scalar { try check() }
-    } else {
-      try check()
-    }
-    let after = ResampleKernels.choicesOnThisThread
-    let (vector, scalarRows) = (after.vector - before.vector, after.scalar - before.scalar)
-    if scalar || !ResampleKernels.vectorKernelsAvailable {
-      #expect(vector == 0 && scalarRows > 0, "scalar \(scalar): \(vector) vector rows")
-    } else {
-      #expect(vector > 0 && scalarRows == 0, "\(scalarRows) scalar rows")
+      try KernelPaths.run(scalar: scalar, check)
     }
   }
 
@@ -243,7 +223,7 @@ struct ICCTransformTests {
       let narrow = try (1...17).map { width in
         try withFifth.cropped(left: 5, top: 31 * width, width: width, height: 2).materialized()
       }
-      try Self.onPath(scalar: scalar) {
+      try KernelPaths.run(scalar: scalar) {
         try Self.expectTakenAndSame("CMYK samples, scalar \(scalar)") {
           try cmyk.embeddingICCProfile(profile)
         }
