@@ -34,6 +34,15 @@ struct ICCTransformTests {
     try expectSame(inProcess, make().iccTransformedToSRGBByLibvips(), label)
   }
 
+  /// ``expectTakenAndSame(_:_:)`` for each image with `profile` embedded.
+  static func expectEachTakenAndSame(
+    _ images: [(String, VipsImage)], profile: [UInt8], _ context: String
+  ) throws {
+    for (label, image) in images {
+      try expectTakenAndSame("\(label), \(context)") { try image.embeddingICCProfile(profile) }
+    }
+  }
+
   /// A profile of its own for one test: libvips's built-in Display P3 with the creation
   /// date (header bytes 24-35, which lcms does not read for a transform) set to `stamp`,
   /// so that no other test shares its cache entry.
@@ -187,17 +196,10 @@ struct ICCTransformTests {
           .materialized()
       }
       func check() throws {
-        try Self.expectTakenAndSame("every colour, scalar \(scalar)") {
-          try colours.embeddingICCProfile(profile)
-        }
-        try Self.expectTakenAndSame("every colour with alpha, scalar \(scalar)") {
-          try withAlpha.embeddingICCProfile(profile)
-        }
-        for image in narrow {
-          try Self.expectTakenAndSame("a row of \(image.width), scalar \(scalar)") {
-            try image.embeddingICCProfile(profile)
-          }
-        }
+        try Self.expectEachTakenAndSame(
+          [("every colour", colours), ("every colour with alpha", withAlpha)]
+            + narrow.map { ("a row of \($0.width)", $0) }, profile: profile,
+          "scalar \(scalar)")
       }
       try KernelPaths.run(scalar: scalar, check)
     }
@@ -224,17 +226,10 @@ struct ICCTransformTests {
         try withFifth.cropped(left: 5, top: 31 * width, width: width, height: 2).materialized()
       }
       try KernelPaths.run(scalar: scalar) {
-        try Self.expectTakenAndSame("CMYK samples, scalar \(scalar)") {
-          try cmyk.embeddingICCProfile(profile)
-        }
-        try Self.expectTakenAndSame("CMYK samples with a fifth band, scalar \(scalar)") {
-          try withFifth.embeddingICCProfile(profile)
-        }
-        for image in narrow {
-          try Self.expectTakenAndSame("a row of \(image.width) with a fifth band") {
-            try image.embeddingICCProfile(profile)
-          }
-        }
+        try Self.expectEachTakenAndSame(
+          [("CMYK samples", cmyk), ("CMYK samples with a fifth band", withFifth)]
+            + narrow.map { ("a row of \($0.width) with a fifth band", $0) }, profile: profile,
+          "scalar \(scalar)")
       }
     }
   }
