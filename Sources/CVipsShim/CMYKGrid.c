@@ -298,6 +298,7 @@ AVX2 static int grid_row_avx2(CMYKGrid *grid, const VipsPel *in, int in_bands,
   const __m256i byte = _mm256_set1_epi32(0xff), word = _mm256_set1_epi32(0xffff);
   const int strides[4] = {STRIDE_C, STRIDE_M, STRIDE_Y, STRIDE_K};
   int x = 0;
+  unsigned long groups = 0;
   for (; x + 8 <= width; x += 8) {
     const VipsPel *p = in + (size_t)x * in_bands;
     const __m256i pixels = in_bands == 4
@@ -358,7 +359,9 @@ AVX2 static int grid_row_avx2(CMYKGrid *grid, const VipsPel *in, int in_bands,
       q[3 * i + 1] = (cmsUInt16Number)samples[1][i];
       q[3 * i + 2] = (cmsUInt16Number)samples[2][i];
     }
+    groups++;
   }
+  resample_vector_work_done(groups);
   return x;
 }
 #endif

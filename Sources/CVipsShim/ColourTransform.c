@@ -621,7 +621,10 @@ static void cmyk_srgb_row(const VipsPel *in, int y, int width, void *context) {
   int x = 0;
 #ifdef HAVE_AVX2_XYZ_TO_SRGB
   /* Counted (resample_uses_avx2), so that a test knows which path ran. */
-  if (resample_uses_avx2()) x = xyz16_to_srgb_8_avx2(p, q, width);
+  if (resample_uses_avx2()) {
+    x = xyz16_to_srgb_8_avx2(p, q, width);
+    resample_vector_work_done((unsigned long)x / 8);
+  }
 #endif
   for (; x < width; x++) xyz16_to_srgb_8(p + 3 * x, q + 3 * x);
 }

@@ -101,7 +101,8 @@ static void row_sums(const uint8_t *row, int bands, const Tap *columns, int widt
                   *p2 = row + (size_t)c->at[2] * bands, *p3 = row + (size_t)c->at[3] * bands;
     const int w0 = c->weight[0], w1 = c->weight[1], w2 = c->weight[2], w3 = c->weight[3];
     for (int b = 0; b < bands; b++)
-      sums[x * bands + b] = fixed_round(w0 * p0[b] + w1 * p1[b] + w2 * p2[b] + w3 * p3[b]);
+      sums[(size_t)x * bands + b] =
+          fixed_round(w0 * p0[b] + w1 * p1[b] + w2 * p2[b] + w3 * p3[b]);
   }
 }
 
@@ -125,16 +126,17 @@ AVX2 static void row_sums_avx2(const uint8_t *row, int in_width, int bands, cons
   /* The last first tap whose 16 bytes lie inside the row (first x bands + 16 <= its
    * length): 3 bands read 5 1/3 pixels, 4 bands 4. */
   const int last = bands == 3 ? in_width - 6 : in_width - 4;
+  unsigned long vectored = 0;
   for (int x = 0; x < width; x++) {
     const Tap *c = &columns[x];
     const int first = c->at[0];
     if (first > last || c->at[3] != first + 3) {
       for (int b = 0; b < bands; b++)
-        sums[x * bands + b] =
-            fixed_round(c->weight[0] * row[c->at[0] * bands + b] +
-                        c->weight[1] * row[c->at[1] * bands + b] +
-                        c->weight[2] * row[c->at[2] * bands + b] +
-                        c->weight[3] * row[c->at[3] * bands + b]);
+        sums[(size_t)x * bands + b] =
+            fixed_round(c->weight[0] * row[(size_t)c->at[0] * bands + b] +
+                        c->weight[1] * row[(size_t)c->at[1] * bands + b] +
+                        c->weight[2] * row[(size_t)c->at[2] * bands + b] +
+                        c->weight[3] * row[(size_t)c->at[3] * bands + b]);
       continue;
     }
     const __m128i taps =
@@ -146,9 +148,11 @@ AVX2 static void row_sums_avx2(const uint8_t *row, int in_width, int bands, cons
     const __m128i sum =
         _mm_add_epi32(_mm_madd_epi16(_mm_cvtepu8_epi16(taps), w01),
                       _mm_madd_epi16(_mm_cvtepu8_epi16(_mm_srli_si128(taps, 8)), w23));
-    _mm_storeu_si128((__m128i *)(sums + x * bands),
+    _mm_storeu_si128((__m128i *)(sums + (size_t)x * bands),
                      _mm_srai_epi32(_mm_add_epi32(sum, round), SHIFT));
+    vectored++;
   }
+  resample_vector_work_done(vectored);
 }
 
 /* combine_rows for eight samples at a time (vpmulld, the same int arithmetic), packed
@@ -173,6 +177,7 @@ AVX2 static size_t combine_rows_avx2(const int *l0, const int *l1, const int *l2
         _mm_packs_epi32(_mm256_castsi256_si128(v), _mm256_extracti128_si256(v, 1));
     _mm_storel_epi64((__m128i *)(q + i), _mm_packus_epi16(words, words));
   }
+  resample_vector_work_done(i / 8);
   return i;
 }
 #endif

@@ -363,6 +363,7 @@ void matrix_shaper_row(const MatrixShaper *shaper, const VipsPel *restrict in, i
   /* Counted (resample_uses_avx2), so that a test knows which path ran. */
   if ((in_bands == 3 || in_bands == 4) && resample_uses_avx2()) {
     x = matrix_shaper_row_avx2(shaper, in, in_bands, out, width);
+    resample_vector_work_done((unsigned long)x / 8);
     in += (size_t)x * in_bands;
     out += (size_t)x * in_bands;
   }

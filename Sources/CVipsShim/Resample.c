@@ -1067,8 +1067,8 @@ static int enlarges_in_memory(VipsImage *in, double hscale, double vscale) {
          isfinite(hscale) && isfinite(vscale) &&
          (in->dtype == VIPS_IMAGE_SETBUF || in->dtype == VIPS_IMAGE_SETBUF_FOREIGN ||
           in->dtype == VIPS_IMAGE_MMAPIN) &&
-         in->data && (double)in->Xsize * hscale < INT_MAX / 64 &&
-         (double)in->Ysize * vscale < INT_MAX / 64;
+         in->data && (double)in->Xsize * hscale < INT_MAX / 128 &&
+         (double)in->Ysize * vscale < INT_MAX / 128;
 }
 
 /* The window of an enlargement, as a memory image. */

@@ -54,6 +54,14 @@ int resample_uses_avx2(void) {
   return vector;
 }
 
+/* Units of work the hand-written vector loops did on this thread (a loop's own unit: 8
+ * pixels, a column): a choice of the kernels is not proof that they ran. */
+static _Thread_local unsigned long vector_work;
+
+void resample_vector_work_done(unsigned long units) { vector_work += units; }
+
+unsigned long cvips_resample_vector_work(void) { return vector_work; }
+
 void cvips_resample_choices(unsigned long *vector, unsigned long *scalar) {
   *vector = vector_choices;
   *scalar = scalar_choices;

@@ -12,6 +12,10 @@
  * has not asked for the scalar loops (cvips_resample_set_scalar). */
 int resample_uses_avx2(void);
 
+/* Counts `units` of work done by a vector loop on this thread (for tests: that the loop
+ * did run, not only that it was chosen). */
+void resample_vector_work_done(unsigned long units);
+
 /* One output row of the 8-bit vertical reduce: for each of `samples` samples, the sum of
  * `coefficients[i]` times `rows[i][z]` over `points` rows, rounded and shifted by 12 bits
  * and clipped to 0..255 (libvips's reducev for uchar). The coefficients fit in 16 bits. */

@@ -62,7 +62,10 @@ struct EnlargeTests {
     arguments: Fixture.photos, [false, true])
   func smallPhotosSameAsLibvips(_ fixture: Fixture, scalar: Bool) async throws {
     try await ComputeExecutor.run {
-      let photo = try VipsImage(file: fixture.path()).toSRGB().materialized()
+      // Grey photos stay grey (1 band, or 2 with alpha), as a render resizes them.
+      let file = try VipsImage(file: fixture.path())
+      let photo = try (file.bands <= 2 && file.format == .uchar ? file : file.toSRGB())
+        .materialized()
       let images = try [199, 100, 33].map { try Self.small(photo, side: $0) }
       try KernelPaths.run(scalar: scalar) {
         for image in images {
@@ -100,34 +103,60 @@ struct EnlargeTests {
     }
   }
 
-  /// Windows of the enlargement: the resize cropped, byte for byte, and the same as
-  /// libvips's resize then cropped (whose affine starts its columns at the crop's left).
-  @Test("a window of the enlargement is the enlargement cropped")
-  func windowIsTheCrop() throws {
+  /// Windows of the enlargement, on both paths: the resize cropped, byte for byte, and
+  /// the same as libvips's resize then cropped (whose affine starts its columns at the
+  /// crop's left); a photo and made images of 1, 3 and 4 bands, windows that start past
+  /// the left and end before the right (the vector loop's last columns and its write
+  /// one int past them).
+  @Test("a window of the enlargement is the enlargement cropped", arguments: [false, true])
+  func windowIsTheCrop(scalar: Bool) throws {
     let photo = try VipsImage(file: Fixtures.photo("rocket.jpg")).toSRGB().materialized()
-    let image = try Self.small(photo, side: 199)
-    for (h, v) in [(256.0 / 199, 256.0 / 199), (2.0, 3.0), (1, 1.7)] {
-      let whole = try #require(try image.resizedInMemory(scale: h, verticalScale: v))
-      let side = min(whole.width, whole.height)
-      let windows = [
-        PixelRect(
-          x: (whole.width - side) / 2, y: (whole.height - side) / 2, width: side, height: side),
-        PixelRect(x: whole.width - 1, y: whole.height - 1, width: 1, height: 1),
-        PixelRect(x: 0, y: 0, width: whole.width, height: whole.height),
-        PixelRect(x: whole.width / 3, y: 5, width: whole.width / 2, height: whole.height - 9),
-      ]
-      for window in windows {
-        let label = "\(h)x\(v) window \(window)"
-        let part = try #require(
-          try image.resizedInMemory(scale: h, verticalScale: v, cropping: window), "\(label)")
-        let cropped = try whole.cropped(
-          left: window.x, top: window.y, width: window.width, height: window.height)
-        #expect(try part.writePixels() == cropped.writePixels(), "\(label)")
-        let theirs = try image.resizedByLibvips(scale: h, verticalScale: v).cropped(
-          left: window.x, top: window.y, width: window.width, height: window.height)
-        #expect(try part.writePixels() == theirs.writePixels(), "\(label): libvips's crop")
+    let made = try [1, 3, 4].map { bands in
+      try VipsImage(
+        pixels: (0..<(41 * 29 * bands)).map { UInt8(truncatingIfNeeded: $0 &* 31 &+ 7) },
+        width: 41, height: 29, bands: bands)
+    }
+    try KernelPaths.run(scalar: scalar) {
+      for image in [try Self.small(photo, side: 199)] + made {
+        let short = Double(min(image.width, image.height))
+        for (h, v) in [(256 / short, 256 / short), (2.0, 3.0), (1, 1.7)] {
+          let whole = try #require(try image.resizedInMemory(scale: h, verticalScale: v))
+          let (width, height) = (whole.width, whole.height)
+          let side = min(width, height)
+          let windows = [
+            PixelRect(x: (width - side) / 2, y: (height - side) / 2, width: side, height: side),
+            PixelRect(x: width - 1, y: height - 1, width: 1, height: 1),
+            PixelRect(x: 0, y: 0, width: width, height: height),
+            PixelRect(x: width / 3, y: 5, width: width / 2, height: height - 9),
+            PixelRect(x: 7, y: 0, width: width - 9, height: height - 1),
+          ]
+          for window in windows {
+            let label = "\(image.bands) bands \(h)x\(v) window \(window), scalar \(scalar)"
+            let part = try #require(
+              try image.resizedInMemory(scale: h, verticalScale: v, cropping: window), "\(label)")
+            let cropped = try whole.cropped(
+              left: window.x, top: window.y, width: window.width, height: window.height)
+            #expect(try part.writePixels() == cropped.writePixels(), "\(label)")
+            let theirs = try image.resizedByLibvips(scale: h, verticalScale: v).cropped(
+              left: window.x, top: window.y, width: window.width, height: window.height)
+            #expect(try part.writePixels() == theirs.writePixels(), "\(label): libvips's crop")
+          }
+        }
       }
     }
+  }
+
+  /// A render resizes a photo with alpha premultiplied, in float, as libvips's thumbnail
+  /// does: enlarging one stays with libvips there (not this 8-bit path), and gives
+  /// libvips's bytes.
+  @Test func premultipliedEnlargementStaysWithLibvips() throws {
+    let image = try VipsImage(file: Fixtures.path("chelsea-roundmask-alpha.png")).materialized()
+    #expect(image.hasAlpha)
+    #expect(try image.resizedPremultipliedInMemory(scale: 1.5, verticalScale: 1.5) == nil)
+    let ours = try image.resizedPremultiplied(scale: 1.5)
+    let theirs = try image.premultipliedResizedByLibvips(scale: 1.5, verticalScale: 1.5)
+    #expect((ours.width, ours.height) == (theirs.width, theirs.height))
+    #expect(try ours.writePixels() == theirs.writePixels())
   }
 
   /// What stays with libvips: one axis shrinking while the other grows (vips_resize

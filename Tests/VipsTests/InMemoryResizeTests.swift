@@ -228,6 +228,7 @@ struct InMemoryResizeTests {
     #expect(try memory.resizedInMemory(scale: 0.3, verticalScale: 0.3) != nil)
     let larger = try memory.resized(scale: 1.5)
     #expect((larger.width, larger.height) == (677, 450))
+    #expect(try larger.writePixels() == memory.resizedByLibvips(scale: 1.5).writePixels())
   }
 
   /// Windows over the whole range: every combination of 1 pixel, a third, two thirds

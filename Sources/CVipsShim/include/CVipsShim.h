@@ -294,6 +294,9 @@ int cvips_resample_uses_vector_kernels(void);
 /* How many times the resizes on the calling thread chose the AVX2 kernels and the scalar
  * loops, since the thread began (for tests: that the path compared really ran). */
 void cvips_resample_choices(unsigned long *vector, unsigned long *scalar);
+/* How many units of work (each loop's own: 8 pixels, a column) the vector loops did on
+ * the calling thread since it began: a test knows the loop ran, not only its choice. */
+unsigned long cvips_resample_vector_work(void);
 
 /* Resample.c's lanczos3 weight tables (reads part): the 65 phases x `points` weights
  * (libvips's matrixf) of (points, shrink) into `out`, from the process-wide cache the
