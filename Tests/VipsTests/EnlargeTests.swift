@@ -104,10 +104,10 @@ struct EnlargeTests {
   }
 
   /// Windows of the enlargement, on both paths: the resize cropped, byte for byte, and
-  /// the same as libvips's resize then cropped (whose affine starts its columns at the
-  /// crop's left); a photo and made images of 1, 3 and 4 bands, windows that start past
-  /// the left and end before the right (the vector loop's last columns and its write
-  /// one int past them).
+  /// the same as libvips's whole resize then cropped, as its thumbnail crops (a crop of
+  /// a lazy resize would restart the affine's column positions at the crop's left); a
+  /// photo and made images of 1, 3 and 4 bands, windows that start past the left and end
+  /// before the right (the vector loop's last columns and its write one int past them).
   @Test("a window of the enlargement is the enlargement cropped", arguments: [false, true])
   func windowIsTheCrop(scalar: Bool) throws {
     let photo = try VipsImage(file: Fixtures.photo("rocket.jpg")).toSRGB().materialized()
@@ -137,11 +137,48 @@ struct EnlargeTests {
             let cropped = try whole.cropped(
               left: window.x, top: window.y, width: window.width, height: window.height)
             #expect(try part.writePixels() == cropped.writePixels(), "\(label)")
-            let theirs = try image.resizedByLibvips(scale: h, verticalScale: v).cropped(
-              left: window.x, top: window.y, width: window.width, height: window.height)
+            let theirs = try image.resizedByLibvips(scale: h, verticalScale: v).materialized()
+              .cropped(left: window.x, top: window.y, width: window.width, height: window.height)
             #expect(try part.writePixels() == theirs.writePixels(), "\(label): libvips's crop")
           }
         }
+      }
+    }
+  }
+
+  /// What the exactness of a fill is judged by: libvips's thumbnail of a small photo,
+  /// centre-cropped to a square, and the enlargement's centre window, the same bytes
+  /// (the photo made 100x66 and 66x100, and noise of 41x29, each as a PNG).
+  @Test("a small photo's centre fill is libvips's thumbnail, byte for byte")
+  func centreFillIsLibvipsThumbnail() throws {
+    let photo = try VipsImage(file: Fixtures.photo("rocket.jpg")).toSRGB().materialized()
+    let noise = try VipsImage(
+      pixels: (0..<(41 * 29 * 3)).map { UInt8(truncatingIfNeeded: $0 &* 131 &+ 17) },
+      width: 41, height: 29, bands: 3)
+    let images = [
+      try photo.resizedByLibvips(
+        scale: 100 / Double(photo.width), verticalScale: 66 / Double(photo.height)),
+      try photo.resizedByLibvips(
+        scale: 66 / Double(photo.width), verticalScale: 100 / Double(photo.height)),
+      noise,
+    ]
+    for made in images {
+      let png = try made.pngData()
+      let image = try VipsImage(bytes: png, name: "small.png").materialized()
+      for side in [256, 128, 64] {
+        let scale = Double(side) / Double(min(image.width, image.height))
+        let (width, height) = (
+          Int(Double(image.width) * scale + 0.5), Int(Double(image.height) * scale + 0.5)
+        )
+        let window = PixelRect(
+          x: (width - side) / 2, y: (height - side) / 2, width: side, height: side)
+        let ours = try #require(
+          try image.resizedInMemory(scale: scale, verticalScale: scale, cropping: window))
+        let theirs = try VipsImage.thumbnail(
+          bytes: png, name: "small.png", width: side, height: side, options: .init(crop: .centre))
+        let label = "\(image.width)x\(image.height) to \(side)"
+        #expect((theirs.width, theirs.height) == (side, side), "\(label)")
+        #expect(try ours.writePixels() == theirs.writePixels(), "\(label)")
       }
     }
   }
