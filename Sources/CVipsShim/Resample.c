@@ -1060,11 +1060,12 @@ static int resized_length(int length, double scale) {
 
 /* Whether `in` is for the in-memory enlargement (Enlarge.c): 8-bit samples in memory,
  * scales of at least 1 on both axes and above 1 on one (vips_resize's affine alone, no
- * reduce before it). */
+ * reduce before it), and no more than vips_resize's largest scale, 10,000,000 (above it
+ * libvips refuses the scale, and so does this path, by leaving it to libvips). */
 static int enlarges_in_memory(VipsImage *in, double hscale, double vscale) {
   return in->BandFmt == VIPS_FORMAT_UCHAR && in->Coding == VIPS_CODING_NONE &&
          hscale >= 1.0 && vscale >= 1.0 && (hscale > 1.0 || vscale > 1.0) &&
-         isfinite(hscale) && isfinite(vscale) &&
+         hscale <= 10000000.0 && vscale <= 10000000.0 &&
          (in->dtype == VIPS_IMAGE_SETBUF || in->dtype == VIPS_IMAGE_SETBUF_FOREIGN ||
           in->dtype == VIPS_IMAGE_MMAPIN) &&
          in->data && (double)in->Xsize * hscale < INT_MAX / 128 &&

@@ -208,6 +208,10 @@ struct EnlargeTests {
     #expect(try wide.resizedInMemory(scale: 1.5, verticalScale: 1.5) == nil)
     let lazy = try VipsImage(file: path)
     #expect(try lazy.resizedInMemory(scale: 1.5, verticalScale: 1.5) == nil)
+    // Above vips_resize's largest scale (10,000,000) libvips refuses, and so does this.
+    let pixel = try VipsImage(pixels: [1, 2, 3], width: 1, height: 1, bands: 3)
+    #expect(try pixel.resizedInMemory(scale: 3e7, verticalScale: 1) == nil)
+    #expect(throws: VipsError.self) { try pixel.resized(scale: 3e7, verticalScale: 1) }
     for image in [memory, wide, lazy] {
       let ours = try image.resized(scale: 1.5, verticalScale: 0.5)
       let theirs = try image.resizedByLibvips(scale: 1.5, verticalScale: 0.5)
