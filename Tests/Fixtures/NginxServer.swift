@@ -217,6 +217,7 @@ public final class NginxServer: Sendable {
     let deadline = ContinuousClock.now + startupPatience
     let pidFile = server.folder.appendingPathComponent("nginx.pid").path
     var pidFileSeen = false
+    var polls = 0
     while ContinuousClock.now < deadline {
       // A connection alone could reach whoever took the port first: nginx writes its pid
       // file only once its listening socket is bound, and exits when it cannot bind it.
@@ -227,6 +228,17 @@ public final class NginxServer: Sendable {
       if !server.child.isRunning {
         server.child.stop()
         return .exited(server.errors())
+      }
+      // nginx logs that it could not bind the port before it exits; on a loaded machine
+      // its watchdog was once still running 60 s later (a full CI run, 2026-12-05). The
+      // log says enough: stop it and let the caller try another port.
+      polls += 1
+      if !pidFileSeen, polls % 20 == 0 {
+        let errors = server.errors()
+        if errors.contains("Address already in use") {
+          server.child.stop()
+          return .exited(errors)
+        }
       }
       usleep(5_000)
     }
