@@ -75,15 +75,13 @@ typedef struct {
   const int *weight;
 } Tap;
 
-/* The taps of `count` outputs read from `start` on in steps of `step` (libvips's
- * accumulated position when `accumulate`, else start + step x i recomputed as each
- * row's is), in an input `length` long; with `skip` steps taken before the first. */
-static void taps(Tap *out, int count, double start, double step, int accumulate, int length,
-                 int skip) {
+/* The taps of `count` outputs read from `start` on, libvips's position accumulated in
+ * steps of `step`, in an input `length` long; with `skip` steps taken before the first. */
+static void taps(Tap *out, int count, double start, double step, int length, int skip) {
   double position = start;
   for (int i = 0; i < skip; i++) position += step;
   for (int i = 0; i < count; i++) {
-    const double p = accumulate ? position : start + step * i;
+    const double p = position;
     const int scaled = (int)(p * POSITIONS * 2);
     const int t = ((scaled & (POSITIONS * 2 - 1)) + 1) >> 1;
     const int first = (int)p - 1 - BORDER;
@@ -98,17 +96,18 @@ static void taps(Tap *out, int count, double start, double step, int accumulate,
 
 static inline int fixed_round(int v) { return (v + ROUND) >> SHIFT; }
 
+/* One column's horizontal sums in one input row, a sum per band into `sums`. */
+static inline void column_sums(const uint8_t *row, int bands, const Tap *c, int *sums) {
+  const uint8_t *p0 = row + (size_t)c->at[0] * bands, *p1 = row + (size_t)c->at[1] * bands,
+                *p2 = row + (size_t)c->at[2] * bands, *p3 = row + (size_t)c->at[3] * bands;
+  const int w0 = c->weight[0], w1 = c->weight[1], w2 = c->weight[2], w3 = c->weight[3];
+  for (int b = 0; b < bands; b++)
+    sums[b] = fixed_round(w0 * p0[b] + w1 * p1[b] + w2 * p2[b] + w3 * p3[b]);
+}
+
 /* One input row's horizontal sums at the window's columns. */
 static void row_sums(const uint8_t *row, int bands, const Tap *columns, int width, int *sums) {
-  for (int x = 0; x < width; x++) {
-    const Tap *c = &columns[x];
-    const uint8_t *p0 = row + (size_t)c->at[0] * bands, *p1 = row + (size_t)c->at[1] * bands,
-                  *p2 = row + (size_t)c->at[2] * bands, *p3 = row + (size_t)c->at[3] * bands;
-    const int w0 = c->weight[0], w1 = c->weight[1], w2 = c->weight[2], w3 = c->weight[3];
-    for (int b = 0; b < bands; b++)
-      sums[(size_t)x * bands + b] =
-          fixed_round(w0 * p0[b] + w1 * p1[b] + w2 * p2[b] + w3 * p3[b]);
-  }
+  for (int x = 0; x < width; x++) column_sums(row, bands, &columns[x], sums + (size_t)x * bands);
 }
 
 #if defined(__x86_64__) && (defined(__clang__) || defined(__GNUC__))
@@ -136,12 +135,7 @@ AVX2 static void row_sums_avx2(const uint8_t *row, int in_width, int bands, cons
     const Tap *c = &columns[x];
     const int first = c->at[0];
     if (first > last || c->at[3] != first + 3) {
-      for (int b = 0; b < bands; b++)
-        sums[(size_t)x * bands + b] =
-            fixed_round(c->weight[0] * row[(size_t)c->at[0] * bands + b] +
-                        c->weight[1] * row[(size_t)c->at[1] * bands + b] +
-                        c->weight[2] * row[(size_t)c->at[2] * bands + b] +
-                        c->weight[3] * row[(size_t)c->at[3] * bands + b]);
+      column_sums(row, bands, c, sums + (size_t)x * bands);
       continue;
     }
     const __m128i taps =
@@ -214,29 +208,25 @@ int bicubic_enlarge(const uint8_t *in, size_t stride, int in_width, int in_heigh
   const double ia = tmp * vscale, id = tmp * hscale;
   const size_t samples = (size_t)width * bands;
   Tap *columns = malloc(sizeof(Tap) * (size_t)width);
-  Tap *rows = malloc(sizeof(Tap) * (size_t)height);
   /* Each slot one int longer than a row: row_sums_avx2 writes one past its end. */
   const size_t slot_length = samples + 1;
   int *ring = malloc(sizeof(int) * slot_length * 4);
-  if (!columns || !rows || !ring) {
+  if (!columns || !ring) {
     free(columns);
-    free(rows);
     free(ring);
     return -1;
   }
   /* ix = ia ox + ib oy; ix -= idx (-0.5); ix += window offset (1): then + ia a column,
    * from the row's first column (ox 0) to the window's. */
-  taps(columns, width, ia * 0 + 0.5 + 1, ia, 1, in_width, left);
-  /* Each row's iy from its own y: id oy - idy + 1. */
-  for (int y = 0; y < height; y++) {
-    Tap *r = &rows[y];
-    taps(r, 1, id * (top + y) + 0.5 + 1, 0, 0, in_height, 0);
-  }
+  taps(columns, width, ia * 0 + 0.5 + 1, ia, in_width, left);
   /* Counted (resample_uses_avx2), so that a test knows which path ran. */
   const int vector = resample_uses_avx2();
   int held[4] = {-1, -1, -1, -1}; /* the input row each slot of the ring holds */
   for (int y = 0; y < height; y++) {
-    const Tap *r = &rows[y];
+    /* This row's iy from its own y, not accumulated: id oy - idy + 1. */
+    Tap row_taps;
+    taps(&row_taps, 1, id * (top + y) + 0.5 + 1, 0, in_height, 0);
+    const Tap *r = &row_taps;
     const int *line[4];
     for (int k = 0; k < 4; k++) {
       const int source = r->at[k];
@@ -266,7 +256,6 @@ int bicubic_enlarge(const uint8_t *in, size_t stride, int in_width, int in_heigh
                  samples, vector);
   }
   free(columns);
-  free(rows);
   free(ring);
   return 0;
 }

@@ -548,15 +548,19 @@ static uint8_t *reduce_columns(const uint8_t *in, int inWidth, int origin, int w
   return out;
 }
 
+/* Whether `in` holds 8-bit samples, uncoded, in memory: what the in-memory paths read. */
+static int uchar_in_memory(VipsImage *in) {
+  return in->BandFmt == VIPS_FORMAT_UCHAR && in->Coding == VIPS_CODING_NONE &&
+         (in->dtype == VIPS_IMAGE_SETBUF || in->dtype == VIPS_IMAGE_SETBUF_FOREIGN ||
+          in->dtype == VIPS_IMAGE_MMAPIN) &&
+         in->data;
+}
+
 /* Whether `in` is for the in-memory paths: 8-bit samples already in memory, shrinking
  * on both axes (or keeping one). Clamps the scales as vips_resize does: never below one
  * pixel on either axis. */
 static int shrinks_in_memory(VipsImage *in, double *hscale, double *vscale) {
-  if (in->BandFmt != VIPS_FORMAT_UCHAR || in->Coding != VIPS_CODING_NONE || *hscale <= 0 ||
-      *vscale <= 0 || *hscale > 1 || *vscale > 1 ||
-      (in->dtype != VIPS_IMAGE_SETBUF && in->dtype != VIPS_IMAGE_SETBUF_FOREIGN &&
-       in->dtype != VIPS_IMAGE_MMAPIN) ||
-      !in->data)
+  if (!uchar_in_memory(in) || *hscale <= 0 || *vscale <= 0 || *hscale > 1 || *vscale > 1)
     return 0;
   if (*hscale < 1.0 / in->Xsize) *hscale = 1.0 / in->Xsize;
   if (*vscale < 1.0 / in->Ysize) *vscale = 1.0 / in->Ysize;
@@ -1063,13 +1067,9 @@ static int resized_length(int length, double scale) {
  * reduce before it), and no more than vips_resize's largest scale, 10,000,000 (above it
  * libvips refuses the scale, and so does this path, by leaving it to libvips). */
 static int enlarges_in_memory(VipsImage *in, double hscale, double vscale) {
-  return in->BandFmt == VIPS_FORMAT_UCHAR && in->Coding == VIPS_CODING_NONE &&
-         hscale >= 1.0 && vscale >= 1.0 && (hscale > 1.0 || vscale > 1.0) &&
-         hscale <= 10000000.0 && vscale <= 10000000.0 &&
-         (in->dtype == VIPS_IMAGE_SETBUF || in->dtype == VIPS_IMAGE_SETBUF_FOREIGN ||
-          in->dtype == VIPS_IMAGE_MMAPIN) &&
-         in->data && (double)in->Xsize * hscale < INT_MAX / 128 &&
-         (double)in->Ysize * vscale < INT_MAX / 128;
+  return uchar_in_memory(in) && hscale >= 1.0 && vscale >= 1.0 &&
+         (hscale > 1.0 || vscale > 1.0) && hscale <= 10000000.0 && vscale <= 10000000.0 &&
+         (double)in->Xsize * hscale < INT_MAX / 128 && (double)in->Ysize * vscale < INT_MAX / 128;
 }
 
 /* The window of an enlargement, as a memory image. */
@@ -1091,10 +1091,8 @@ static int enlarge_window(VipsImage *in, VipsImage **out, double hscale, double 
 
 int cvips_resize_uchar_in_memory(VipsImage *in, VipsImage **out, double hscale, double vscale) {
   *out = NULL;
-  if (enlarges_in_memory(in, hscale, vscale))
-    return enlarge_window(in, out, hscale, vscale, 0, 0, resized_length(in->Xsize, hscale),
-                          resized_length(in->Ysize, vscale));
-  if (!shrinks_in_memory(in, &hscale, &vscale)) return 1; /* the caller uses vips_resize */
+  if (!enlarges_in_memory(in, hscale, vscale) && !shrinks_in_memory(in, &hscale, &vscale))
+    return 1; /* the caller uses vips_resize */
   return cvips_resize_uchar_in_memory_window(in, out, hscale, vscale, 0, 0,
                                              resized_length(in->Xsize, hscale),
                                              resized_length(in->Ysize, vscale));
