@@ -166,7 +166,9 @@ struct LauncherTests {
         else { continue }
         let file = rest[..<fileEnd.lowerBound]
         let target = rest[fileEnd.upperBound..<targetEnd.lowerBound]
-        bindings["\(file): \(rest[targetEnd.upperBound...])"] = String(target)
+        let symbol = rest[targetEnd.upperBound...]
+        if Self.isGlibcUnwinderLookup(file: file, target: target, symbol: symbol) { continue }
+        bindings["\(file): \(symbol)"] = String(target)
       } else if let file = line.range(of: "\tfile="), !line.contains("(relocation dependency)"),
         let by = line.range(of: "dynamically loaded by ") ?? line.range(of: "needed by ")
       {
@@ -176,6 +178,22 @@ struct LauncherTests {
       }
     }
     return (bindings, loadedBy)
+  }
+
+  /// Whether a binding is glibc's own lookup of libgcc_s's unwinder (`dlsym` on
+  /// libgcc_s, in glibc's unwind-link.c), made the first time a thread of the process is
+  /// cancelled or exits through `pthread_exit`, whenever that happens: in one of ten runs
+  /// on a loaded machine, in either run (a CI run failed on it). Not a relocation of
+  /// any library, the preload cannot move it.
+  static func isGlibcUnwinderLookup(
+    file: Substring, target: Substring, symbol: Substring
+  ) -> Bool {
+    let unwinder = [
+      "_Unwind_Backtrace", "_Unwind_ForcedUnwind", "_Unwind_GetCFA", "_Unwind_GetIP",
+      "_Unwind_Resume", "__gcc_personality_v0",
+    ]
+    return file == target && file.hasSuffix("/libgcc_s.so.1")
+      && unwinder.contains { symbol == "normal symbol `\($0)'" }
   }
 
   /// The launcher loads the libraries that the engine's libraries need, and those but
@@ -189,7 +207,12 @@ struct LauncherTests {
     let preloaded = try loaderBindings(preloading: true)
     let plain = try loaderBindings(preloading: false)
     #expect(preloaded.bindings.count > 10_000)
-    #expect(Set(preloaded.bindings.keys) == Set(plain.bindings.keys))
+    let onlyPreloaded = Set(preloaded.bindings.keys).subtracting(plain.bindings.keys)
+    let onlyPlain = Set(plain.bindings.keys).subtracting(preloaded.bindings.keys)
+    let only = (preloaded: onlyPreloaded.sorted().prefix(5), plain: onlyPlain.sorted().prefix(5))
+    #expect(
+      onlyPreloaded.isEmpty && onlyPlain.isEmpty,
+      "\(onlyPreloaded.count) bound with the preload only, \(onlyPlain.count) without: \(only)")
     let moved = preloaded.bindings.filter { plain.bindings[$0.key] != $0.value }
     for (reference, target) in moved {
       // "/lib/libLerc.so.4: normal symbol `_ZNSt6vectorIfSaIfEE17_M_default_appendEm'"
