@@ -13,11 +13,23 @@
  * (Sources/imgtool/DependencyPreload.swift): relocated before the engine is there, libvips
  * would bind to its own. A message raised on a thread that libvips did not make (the thread that
  * asked for the work; a decode is computed on it, see cvips_write_to_memory_on_this_thread)
- * is kept in that thread's own list, which cvips_thread_errors_take reads. One raised on a
- * libvips worker goes to libvips's own buffer, as before.
+ * is kept in that thread's own list, which cvips_thread_errors_take reads.
+ *
+ * One raised on a libvips worker goes to the thread that ran the worker's threadpool: a
+ * non-sequential loader (WebP, GIF, HEIF, JPEG XL in 8.14) decodes into a memory image
+ * with vips_sink_memory, so a damaged WebP's "unable to read pixels" is raised on a
+ * worker. Left in libvips's one buffer, a second WebP refused at once on another thread
+ * read it (and its own refusal then had no reason), and a decode clearing its warnings
+ * wiped it: a full test run once read a damaged WebP as "icc_transform failed, and
+ * libvips gave no reason". vips_threadpool_run, also called by libvips through its PLT,
+ * is taken here too: it runs libvips's with the worker functions wrapped, so that a
+ * worker's messages are collected for that run, and hands them to the thread that
+ * asked when the run ends (all its workers have exited by then). A message raised on a
+ * libvips thread outside any run goes to libvips's own buffer, as before.
  */
 #define _GNU_SOURCE
 #include <dlfcn.h>
+#include <pthread.h>
 #include <stdarg.h>
 #include <string.h>
 
@@ -40,12 +52,6 @@ static _Thread_local int frozen = 0;
  * struct from GSlice, whose reuse of memory TSan does not see.) */
 static _Thread_local char lines[MESSAGES_LIMIT + 8];
 static _Thread_local size_t lines_length = 0;
-
-static void lines_append(const char *text, size_t length) {
-  memcpy(lines + lines_length, text, length);
-  lines_length += length;
-  lines[lines_length] = '\0';
-}
 
 /* The definition after this one of a libvips function, looked up once: a probe of a
  * folder of photos freezes and thaws errors for every file. */
@@ -79,30 +85,149 @@ void vips_error_thaw(void) {
   if (function) function();
 }
 
+/* The messages of one vips_threadpool_run's workers, kept until the run returns. */
+typedef struct {
+  VipsThreadStartFn start;
+  VipsThreadpoolAllocateFn allocate;
+  VipsThreadpoolWorkFn work;
+  VipsThreadpoolProgressFn progress;
+  void *a;
+  pthread_mutex_t lock;
+  char lines[MESSAGES_LIMIT + 8];
+  size_t length;
+} ThreadpoolRun;
+
+/* The run whose work this libvips worker is doing now, if any. */
+static _Thread_local ThreadpoolRun *serving = NULL;
+
+/* Appends "domain: message\n" to a list of lines, or "...\n" once it is full. */
+static void append_line(char *list, size_t *length, const char *domain, const char *message) {
+  static const char ellipsis[] = "...\n";
+  if (*length >= 4 && memcmp(list + *length - 4, ellipsis, 4) == 0) return;
+  size_t domain_length = domain ? strlen(domain) : 0;
+  size_t message_length = strlen(message);
+  size_t needed = (domain ? domain_length + 2 : 0) + message_length + 1;
+  char *end = list + *length;
+  if (*length + needed > MESSAGES_LIMIT) {
+    memcpy(end, ellipsis, 4);
+    *length += 4;
+  } else {
+    if (domain) {
+      memcpy(end, domain, domain_length);
+      memcpy(end + domain_length, ": ", 2);
+      end += domain_length + 2;
+    }
+    memcpy(end, message, message_length);
+    end[message_length] = '\n';
+    *length += needed;
+  }
+  list[*length] = '\0';
+}
+
+static void pass_to_libvips(const char *domain, const char *fmt, ...) {
+  va_list ap;
+  va_start(ap, fmt);
+  verror_function function = libvips_verror();
+  if (function) function(domain, fmt, ap);
+  va_end(ap);
+}
+
+/* A formatted message to where this thread's messages go: a run's list for a worker
+ * serving one, libvips's buffer for another libvips thread, this thread's list else. */
+static void keep_message(const char *domain, const char *message) {
+  if (serving) {
+    pthread_mutex_lock(&serving->lock);
+    append_line(serving->lines, &serving->length, domain, message);
+    pthread_mutex_unlock(&serving->lock);
+  } else if (vips_thread_isvips()) {
+    pass_to_libvips(domain, "%s", message);
+  } else if (frozen == 0) {
+    append_line(lines, &lines_length, domain, message);
+  }
+}
+
 void vips_verror(const char *domain, const char *fmt, va_list ap) {
   if (frozen > 0) return;
-  if (vips_thread_isvips()) {
+  if (vips_thread_isvips() && !serving) {
     verror_function function = libvips_verror();
     if (function) function(domain, fmt, ap);
     return;
   }
-  static const char ellipsis[] = "...\n";
-  if (lines_length >= 4 && memcmp(lines + lines_length - 4, ellipsis, 4) == 0) return;
   char *message = g_strdup_vprintf(fmt, ap);
-  size_t domain_length = domain ? strlen(domain) : 0;
-  size_t message_length = strlen(message);
-  size_t length = (domain ? domain_length + 2 : 0) + message_length + 1;
-  if (lines_length + length > MESSAGES_LIMIT) {
-    lines_append(ellipsis, 4);
-  } else {
-    if (domain) {
-      lines_append(domain, domain_length);
-      lines_append(": ", 2);
-    }
-    lines_append(message, message_length);
-    lines_append("\n", 1);
-  }
+  keep_message(domain, message);
   g_free(message);
+}
+
+/* The wrapped worker functions: the run's own, with this worker serving the run. */
+static VipsThreadState *run_start(VipsImage *image, void *a) {
+  ThreadpoolRun *run = a;
+  ThreadpoolRun *before = serving;
+  serving = run;
+  VipsThreadState *state = run->start(image, run->a);
+  serving = before;
+  return state;
+}
+
+static int run_allocate(VipsThreadState *state, void *a, gboolean *stop) {
+  ThreadpoolRun *run = a;
+  ThreadpoolRun *before = serving;
+  serving = run;
+  int result = run->allocate(state, run->a, stop);
+  serving = before;
+  return result;
+}
+
+static int run_work(VipsThreadState *state, void *a) {
+  ThreadpoolRun *run = a;
+  ThreadpoolRun *before = serving;
+  serving = run;
+  int result = run->work(state, run->a);
+  serving = before;
+  return result;
+}
+
+static int run_progress(void *a) {
+  ThreadpoolRun *run = a;
+  return run->progress(run->a);
+}
+
+int vips_threadpool_run(
+    VipsImage *image, VipsThreadStartFn start, VipsThreadpoolAllocateFn allocate,
+    VipsThreadpoolWorkFn work, VipsThreadpoolProgressFn progress, void *a) {
+  typedef int (*run_function)(
+      VipsImage *, VipsThreadStartFn, VipsThreadpoolAllocateFn, VipsThreadpoolWorkFn,
+      VipsThreadpoolProgressFn, void *);
+  static void *found = NULL;
+  run_function libvips_run = (run_function)next_definition(&found, "vips_threadpool_run");
+  if (!libvips_run) {
+    vips_error("threadpool", "libvips's vips_threadpool_run was not found");
+    return -1;
+  }
+  /* 10 KB of lines: on the heap, not on a stack that may be a worker's. */
+  ThreadpoolRun *run = g_try_new(ThreadpoolRun, 1);
+  if (!run) return libvips_run(image, start, allocate, work, progress, a);
+  *run = (ThreadpoolRun){start, allocate, work, progress, a};
+  pthread_mutex_init(&run->lock, NULL);
+  run->lines[0] = '\0';
+  int result = libvips_run(
+      image, start ? run_start : NULL, allocate ? run_allocate : NULL, work ? run_work : NULL,
+      progress ? run_progress : NULL, run);
+  /* Every worker has exited: the lines are this thread's to hand on, one at a time.
+   * (Locked all the same: libvips waits for its workers on a GLib semaphore, a futex
+   * ThreadSanitizer does not see.) */
+  pthread_mutex_lock(&run->lock);
+  char *line = run->lines;
+  while (*line) {
+    char *end = strchr(line, '\n');
+    *end = '\0';
+    /* "domain: message" was made here; kept whole, as one message without a domain. */
+    keep_message(NULL, line);
+    line = end + 1;
+  }
+  pthread_mutex_unlock(&run->lock);
+  pthread_mutex_destroy(&run->lock);
+  g_free(run);
+  return result;
 }
 
 char *cvips_thread_errors_take(void) {

@@ -100,8 +100,10 @@ extension VipsImage {
         cvips_webp_decodes_whole($0.baseAddress, $0.count, Int32(factor))
       }) == 0
     {
-      // libvips's dropped message stays in its one buffer: clearing it could take away
-      // the reason of a decode failing on another thread now.
+      // libvips dropped its workers' message, which came to this thread's own list
+      // (ThreadErrors.c): said here, and forgotten there, so that it is not read as part
+      // of this thread's next failure.
+      Vips.forgetThreadErrors()
       throw .worded("webp2vips: unable to read pixels", operation: "load", source: name)
     }
     // libvips put the text of the decode's warnings in its one error buffer: left there,
