@@ -103,8 +103,9 @@ public enum Vips {
   /// lines that name another file are left out (``LibvipsMessage/joined(_:source:)``).
   ///
   /// The messages raised on this thread, when there are any, are the whole reason: they
-  /// are this thread's alone (`Sources/CVipsShim/ThreadErrors.c`), and libvips's one
-  /// buffer, which any thread's failure may read, is left to its workers' failures.
+  /// are this thread's alone, those of the libvips workers it ran among them
+  /// (`Sources/CVipsShim/ThreadErrors.c`); libvips's one buffer, which any thread's
+  /// failure may read, is left to messages of libvips threads outside any threadpool run.
   static func takeErrorMessage(for source: String? = nil) -> String {
     guard let buffer = cvips_thread_errors_take() ?? vips_error_buffer_copy() else {
       return LibvipsMessage.noReason
