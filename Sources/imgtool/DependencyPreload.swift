@@ -70,7 +70,7 @@ enum DependencyPreload {
 
   /// Whether the engine defines functions of `library` that `library` must call: then
   /// `library` is relocated with the engine ahead of it. The engine replaces libvips's
-  /// error functions (`Sources/CVipsShim/ThreadErrors.c`).
+  /// error functions and its threadpool run (`Sources/CVipsShim/ThreadErrors.c`).
   static func replacedByTheEngine(_ library: String) -> Bool {
     library.hasPrefix("libvips.so")
   }

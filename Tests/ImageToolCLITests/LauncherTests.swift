@@ -233,16 +233,18 @@ struct LauncherTests {
       #expect(engine.hasPrefix("needed by "), "\(engine)")
     }
     // libvips is relocated with the engine ahead of it: the engine replaces its error
-    // functions (ThreadErrors.c), which it must bind to.
+    // functions and its threadpool's run (ThreadErrors.c), which it must bind to.
     for run in [preloaded, plain] {
       let vips = try #require(run.loadedBy["libvips.so.42"])
       #expect(vips.hasPrefix("needed by ") && vips.contains(Self.engineName), "\(vips)")
     }
-    let freeze = try #require(
-      preloaded.bindings.first {
-        $0.key.contains("libvips.so.42: normal symbol `vips_error_freeze'")
-      })
-    #expect(freeze.value.hasSuffix(Self.engineName))
+    for function in ["vips_error_freeze", "vips_verror", "vips_threadpool_run"] {
+      let binding = try #require(
+        preloaded.bindings.first {
+          $0.key.contains("libvips.so.42: normal symbol `\(function)'")
+        }, "\(function)")
+      #expect(binding.value.hasSuffix(Self.engineName), "\(function): \(binding.value)")
+    }
   }
 
   /// An engine cut short (a copy that stopped) is refused by path: shorter than its
