@@ -113,7 +113,7 @@ public struct ImageTool: Sendable {
       return usageError(error, console, spec: command.spec)
     } catch {
       console.err("imgtool: \(error)")
-      return ExitCode.failure
+      return ExitCode.of(error)
     }
   }
 
@@ -164,7 +164,8 @@ public struct ImageTool: Sendable {
       "", "  See 'imgtool help <subcommand>' for detailed help.", "",
       "EXIT STATUS: 0 when everything was done, 1 when some input failed (the rest was",
       "done), 64 when the command line was wrong, 69 when the engine library beside the",
-      "imgtool executable is missing or cannot be loaded.",
+      "imgtool executable is missing or cannot be loaded, 75 when nothing was done because",
+      "another process is writing the cache (run again later, or with --wait).",
     ]
     return lines.joined(separator: "\n")
   }

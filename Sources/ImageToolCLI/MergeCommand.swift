@@ -44,7 +44,7 @@ public struct MergeCommand: Command {
     } catch {
       context.console.err("imgtool: merge: \(error)")
       context.console.err("imgtool: merge: nothing was written; \(output) is as it was")
-      return ExitCode.failure
+      return ExitCode.of(error)
     }
     let summary = Summary(output: output, inputs: inputs, report: report)
     if arguments.flag("json") {

@@ -65,7 +65,9 @@ public struct RenderCommand: Command {
       load only as far as the family allows, and every format's pipeline resamples once \
       from that, in the photo's own coordinates. A bad \
       photo is named with its reason and the others go on; the exit status is then 1. \
-      When every photo is up to date, the cache is only read (no lock, no write). A \
+      When every photo is up to date, the cache is only read (no lock, no write); \
+      when another process is writing the family's tables, nothing is done and the exit \
+      status is 75, unless --wait waits for it. A \
       format keeps at most its maximumCount photos of a render: the first ones in the \
       order found (paths as given, folders walked in name order), a photo that fails \
       taking no place; the rest are left out \
@@ -246,7 +248,7 @@ public struct RenderCommand: Command {
         console.err(
           "imgtool: \(path): another process is writing this cache; run again with --wait "
             + "to wait for it, or render into another --cache")
-        return ExitCode.failure
+        return ExitCode.busy
       }
       // Say why nothing happens yet, then wait for the other writer.
       console.err("imgtool: \(path): another process is writing this cache; waiting for it")

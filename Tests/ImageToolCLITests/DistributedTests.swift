@@ -206,6 +206,21 @@ struct DistributedTests {
     let formats = try #require(summary["formats"] as? [[String: Any]])
     let small = try #require(formats.first { $0["format"] as? String == "avatar.small" })
     #expect(small["entries"] as? Int == 4 && small["duplicates"] as? Int == 4)
+
+    // Another process writing the output: nothing is done, and the status says "try
+    // again" (75) rather than "some input failed" (1).
+    let before = try TableContents(out)
+    let lock = try WriterLockHolder(out, "avatar.small")
+    let busy = await runTool(["merge", "--cache", out, a, a])
+    withExtendedLifetime(lock) {}
+    #expect(busy.status == 75, "\(busy.err)")
+    #expect(
+      busy.err == [
+        "imgtool: merge: \(out)/avatar.small.lock: another process is writing this table; "
+          + "wait for it to finish (--wait)",
+        "imgtool: merge: nothing was written; \(out) is as it was",
+      ])
+    #expect(try TableContents(out).entries == before.entries)
   }
 }
 
