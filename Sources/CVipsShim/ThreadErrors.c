@@ -24,8 +24,11 @@
  * libvips gave no reason". vips_threadpool_run, also called by libvips through its PLT,
  * is taken here too: it runs libvips's with the worker functions wrapped, so that a
  * worker's messages are collected for that run, and hands them to the thread that
- * asked when the run ends (all its workers have exited by then). A message raised on a
- * libvips thread outside any run goes to libvips's own buffer, as before.
+ * asked when the run ends (all its workers have exited by then) and has failed; a run
+ * that succeeded drops them, as libvips dropped the failure they told. A message raised
+ * on a libvips thread outside the wrapped functions (a sink's stop, run as a worker's
+ * state is freed; vips_sink_disc's writing thread) goes to libvips's own buffer, as
+ * before.
  */
 #define _GNU_SOURCE
 #include <dlfcn.h>
@@ -46,12 +49,19 @@ typedef void (*freeze_function)(void);
 
 static _Thread_local int frozen = 0;
 
-/* This thread's messages: a buffer of its own in thread-local storage, allocated by
- * no one. (With a GString, a CI run under ThreadSanitizer reported a new thread's
- * string as racing an ended thread's at the same address: GLib 2.74 takes a GString's
- * struct from GSlice, whose reuse of memory TSan does not see.) */
-static _Thread_local char lines[MESSAGES_LIMIT + 8];
-static _Thread_local size_t lines_length = 0;
+/* Lines of messages, "domain: message\n" each, as much as libvips's buffer holds; once
+ * full, one "...\n" stands for the rest. */
+typedef struct {
+  char text[MESSAGES_LIMIT + 8];
+  size_t length;
+  int full;
+} MessageList;
+
+/* This thread's messages: a list of its own in thread-local storage, allocated by no
+ * one. (With a GString, a CI run under ThreadSanitizer reported a new thread's string
+ * as racing an ended thread's at the same address: GLib 2.74 takes a GString's struct
+ * from GSlice, whose reuse of memory TSan does not see.) */
+static _Thread_local MessageList own = {{0}, 0, 0};
 
 /* The definition after this one of a libvips function, looked up once: a probe of a
  * folder of photos freezes and thaws errors for every file. */
@@ -85,32 +95,39 @@ void vips_error_thaw(void) {
   if (function) function();
 }
 
-/* The messages of one vips_threadpool_run's workers, kept until the run returns. */
+/* What a vips_threadpool_run was called with. */
 typedef struct {
   VipsThreadStartFn start;
   VipsThreadpoolAllocateFn allocate;
   VipsThreadpoolWorkFn work;
   VipsThreadpoolProgressFn progress;
   void *a;
+} RunFunctions;
+
+/* One vips_threadpool_run: its functions and its workers' messages, kept until it
+ * returns. Every access by a worker is under `lock`: libvips hands its reused workers
+ * their work and waits for them on GLib semaphores, futexes ThreadSanitizer does not
+ * see, so the lock is what orders a worker's reads before the run's end and free. */
+typedef struct {
   pthread_mutex_t lock;
-  char lines[MESSAGES_LIMIT + 8];
-  size_t length;
+  RunFunctions functions;
+  MessageList messages;
 } ThreadpoolRun;
 
 /* The run whose work this libvips worker is doing now, if any. */
 static _Thread_local ThreadpoolRun *serving = NULL;
 
-/* Appends "domain: message\n" to a list of lines, or "...\n" once it is full. */
-static void append_line(char *list, size_t *length, const char *domain, const char *message) {
-  static const char ellipsis[] = "...\n";
-  if (*length >= 4 && memcmp(list + *length - 4, ellipsis, 4) == 0) return;
+/* Appends "domain: message\n" to `list`, or "...\n" once when it is full. */
+static void append_line(MessageList *list, const char *domain, const char *message) {
+  if (list->full) return;
   size_t domain_length = domain ? strlen(domain) : 0;
   size_t message_length = strlen(message);
   size_t needed = (domain ? domain_length + 2 : 0) + message_length + 1;
-  char *end = list + *length;
-  if (*length + needed > MESSAGES_LIMIT) {
-    memcpy(end, ellipsis, 4);
-    *length += 4;
+  char *end = list->text + list->length;
+  if (list->length + needed > MESSAGES_LIMIT) {
+    memcpy(end, "...\n", 4);
+    list->length += 4;
+    list->full = 1;
   } else {
     if (domain) {
       memcpy(end, domain, domain_length);
@@ -119,9 +136,15 @@ static void append_line(char *list, size_t *length, const char *domain, const ch
     }
     memcpy(end, message, message_length);
     end[message_length] = '\n';
-    *length += needed;
+    list->length += needed;
   }
-  list[*length] = '\0';
+  list->text[list->length] = '\0';
+}
+
+static void clear_list(MessageList *list) {
+  list->length = 0;
+  list->full = 0;
+  list->text[0] = '\0';
 }
 
 static void pass_to_libvips(const char *domain, const char *fmt, ...) {
@@ -133,16 +156,18 @@ static void pass_to_libvips(const char *domain, const char *fmt, ...) {
 }
 
 /* A formatted message to where this thread's messages go: a run's list for a worker
- * serving one, libvips's buffer for another libvips thread, this thread's list else. */
+ * serving one, libvips's buffer for another libvips thread, this thread's list else;
+ * nothing while this thread has errors frozen. */
 static void keep_message(const char *domain, const char *message) {
+  if (frozen > 0) return;
   if (serving) {
     pthread_mutex_lock(&serving->lock);
-    append_line(serving->lines, &serving->length, domain, message);
+    append_line(&serving->messages, domain, message);
     pthread_mutex_unlock(&serving->lock);
   } else if (vips_thread_isvips()) {
     pass_to_libvips(domain, "%s", message);
-  } else if (frozen == 0) {
-    append_line(lines, &lines_length, domain, message);
+  } else {
+    append_line(&own, domain, message);
   }
 }
 
@@ -158,37 +183,49 @@ void vips_verror(const char *domain, const char *fmt, va_list ap) {
   g_free(message);
 }
 
-/* The wrapped worker functions: the run's own, with this worker serving the run. */
-static VipsThreadState *run_start(VipsImage *image, void *a) {
+/* The run's functions, read under its lock, with this worker serving the run from now
+ * until the wrapper that called this ends (`serve_end`). */
+static RunFunctions serve_begin(void *a, ThreadpoolRun **before) {
   ThreadpoolRun *run = a;
-  ThreadpoolRun *before = serving;
+  pthread_mutex_lock(&run->lock);
+  RunFunctions functions = run->functions;
+  pthread_mutex_unlock(&run->lock);
+  *before = serving;
   serving = run;
-  VipsThreadState *state = run->start(image, run->a);
-  serving = before;
+  return functions;
+}
+
+static void serve_end(ThreadpoolRun *before) { serving = before; }
+
+/* The wrapped worker functions: the run's own, on the caller's `a`. */
+static VipsThreadState *run_start(VipsImage *image, void *a) {
+  ThreadpoolRun *before;
+  RunFunctions run = serve_begin(a, &before);
+  VipsThreadState *state = run.start(image, run.a);
+  serve_end(before);
   return state;
 }
 
 static int run_allocate(VipsThreadState *state, void *a, gboolean *stop) {
-  ThreadpoolRun *run = a;
-  ThreadpoolRun *before = serving;
-  serving = run;
-  int result = run->allocate(state, run->a, stop);
-  serving = before;
+  ThreadpoolRun *before;
+  RunFunctions run = serve_begin(a, &before);
+  int result = run.allocate(state, run.a, stop);
+  serve_end(before);
   return result;
 }
 
 static int run_work(VipsThreadState *state, void *a) {
-  ThreadpoolRun *run = a;
-  ThreadpoolRun *before = serving;
-  serving = run;
-  int result = run->work(state, run->a);
-  serving = before;
+  ThreadpoolRun *before;
+  RunFunctions run = serve_begin(a, &before);
+  int result = run.work(state, run.a);
+  serve_end(before);
   return result;
 }
 
+/* Called by libvips on the thread that called vips_threadpool_run. */
 static int run_progress(void *a) {
   ThreadpoolRun *run = a;
-  return run->progress(run->a);
+  return run->functions.progress(run->functions.a);
 }
 
 int vips_threadpool_run(
@@ -203,21 +240,24 @@ int vips_threadpool_run(
     vips_error("threadpool", "libvips's vips_threadpool_run was not found");
     return -1;
   }
-  /* 10 KB of lines: on the heap, not on a stack that may be a worker's. */
-  ThreadpoolRun *run = g_try_new(ThreadpoolRun, 1);
+  /* 10 KB of lines: on the heap, not on a stack that may be a worker's; not zeroed. */
+  ThreadpoolRun *run = g_try_malloc(sizeof(ThreadpoolRun));
   if (!run) return libvips_run(image, start, allocate, work, progress, a);
-  *run = (ThreadpoolRun){start, allocate, work, progress, a};
   pthread_mutex_init(&run->lock, NULL);
-  run->lines[0] = '\0';
+  pthread_mutex_lock(&run->lock);
+  run->functions = (RunFunctions){start, allocate, work, progress, a};
+  clear_list(&run->messages);
+  pthread_mutex_unlock(&run->lock);
   int result = libvips_run(
       image, start ? run_start : NULL, allocate ? run_allocate : NULL, work ? run_work : NULL,
       progress ? run_progress : NULL, run);
-  /* Every worker has exited: the lines are this thread's to hand on, one at a time.
-   * (Locked all the same: libvips waits for its workers on a GLib semaphore, a futex
-   * ThreadSanitizer does not see.) */
+  /* Every worker has exited. When the run failed, its workers' lines are its reason:
+   * this thread's to hand on, one at a time. When it succeeded, libvips dropped what
+   * its workers raised (a tile left black, a WebP's second strip never asked for):
+   * read as part of this thread's next failure, they would be another's reason. */
   pthread_mutex_lock(&run->lock);
-  char *line = run->lines;
-  while (*line) {
+  char *line = run->messages.text;
+  while (result != 0 && *line) {
     char *end = strchr(line, '\n');
     *end = '\0';
     /* "domain: message" was made here; kept whole, as one message without a domain. */
@@ -231,14 +271,10 @@ int vips_threadpool_run(
 }
 
 char *cvips_thread_errors_take(void) {
-  if (!lines_length) return NULL;
-  char *text = g_strndup(lines, lines_length);
-  lines_length = 0;
-  lines[0] = '\0';
+  if (!own.length) return NULL;
+  char *text = g_strndup(own.text, own.length);
+  clear_list(&own);
   return text;
 }
 
-void cvips_thread_errors_clear(void) {
-  lines_length = 0;
-  lines[0] = '\0';
-}
+void cvips_thread_errors_clear(void) { clear_list(&own); }

@@ -100,10 +100,8 @@ extension VipsImage {
         cvips_webp_decodes_whole($0.baseAddress, $0.count, Int32(factor))
       }) == 0
     {
-      // libvips dropped its workers' message, which came to this thread's own list
-      // (ThreadErrors.c): said here, and forgotten there, so that it is not read as part
-      // of this thread's next failure.
-      Vips.forgetThreadErrors()
+      // libvips dropped its workers' message, with the threadpool run that succeeded
+      // (ThreadErrors.c): said here.
       throw .worded("webp2vips: unable to read pixels", operation: "load", source: name)
     }
     // libvips put the text of the decode's warnings in its one error buffer: left there,

@@ -56,9 +56,9 @@ import Testing
     #expect(
       error.description.hasPrefix("cut.webp: the WebP's compressed pixels are damaged"),
       "\(error)")
-    // The next failure on this thread is told with its own text only: libvips's workers
-    // raised the WebP's, which came to this thread (ThreadErrors.c), not only as this
-    // refusal's reason.
+    // The next failure on this thread is told with its own text only: the WebP's, which
+    // libvips's workers raised in a run that libvips let succeed (ThreadErrors.c), is
+    // not kept for it.
     var next: VipsError?
     do {
       _ = try image.derive("extract_area") { cvips_extract_area($0, $1, 0, 0, 9_999, 1) }
