@@ -16,7 +16,9 @@ public struct InfoCommand: Command {
       a file whose full decode fails. --check decodes the whole image the way 'imgtool \
       apply' does (the same decoder, --fail-on level and error), and its line ends \
       'pixels ok'. --header-only reads only the header, and its line ends 'header ok, \
-      pixels not checked'. A bad file gets one line on standard error and the others are \
+      pixels not checked' (libvips reads a GIF's header by walking all its frames and \
+      warns when they end early: a GIF cut short is refused as truncated even then). A \
+      bad file gets one line on standard error and the others are \
       still reported; the exit status is 1 when any file failed.
       """,
     options: [

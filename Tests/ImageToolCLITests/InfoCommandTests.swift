@@ -1,4 +1,5 @@
 import Foundation
+import TestFixtures
 import Testing
 import Vips
 
@@ -75,6 +76,23 @@ struct InfoCommandTests {
 
   /// A photo cut short: its header reads, its pixels do not. `info --check` says what
   /// `apply` says, with apply's exit status; a whole photo is "pixels ok".
+  /// libvips reads a GIF's header by walking every frame, warning when they end early:
+  /// --header-only refuses a GIF cut short as truncated, as its help says.
+  @Test func aGIFCutShortIsRefusedEvenHeaderOnly() async throws {
+    let cut = try Paths.temporaryFolder().appendingPathComponent("cut.gif").path
+    let bytes = try Data(contentsOf: URL(fileURLWithPath: try Fixtures.path("chelsea.gif")))
+    try bytes.prefix(bytes.count / 2).write(to: URL(fileURLWithPath: cut))
+    let header = await runTool(["info", "--header-only", cut])
+    #expect(header.status == 1 && header.out.isEmpty)
+    #expect(
+      header.err == [
+        "imgtool: \(cut): the image data ends early (truncated) (libvips: gifload: "
+          + "Unexpected end of GIF source data)"
+      ])
+    let help = await runTool(["info", "--help"])
+    #expect(help.out.joined(separator: " ").contains("a GIF cut short is refused as truncated"))
+  }
+
   @Test(arguments: [
     ("rocket.jpg", 60_000, "the image data ends early (truncated)"),
     ("coffee.png", 200_000, "the PNG ends early: inside its chunk 'IDAT' at byte 196969"),
