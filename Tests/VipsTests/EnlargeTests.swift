@@ -43,15 +43,7 @@ struct EnlargeTests {
     let theirs = try image.resizedByLibvips(scale: h, verticalScale: v)
     #expect((ours.width, ours.height) == (theirs.width, theirs.height), "\(label)")
     #expect((ours.bands, ours.format) == (theirs.bands, theirs.format), "\(label)")
-    let (a, b) = (try ours.writePixels(), try theirs.writePixels())
-    #expect(a.count == b.count, "\(label)")
-    guard a != b else { return }
-    let differing = zip(a, b).enumerated().filter { $0.element.0 != $0.element.1 }
-    let same = differing.isEmpty
-    let first = differing.first.map {
-      "sample \($0.offset): \($0.element.0) against \($0.element.1)"
-    }
-    #expect(same, "\(label): \(differing.count) of \(a.count) samples differ, first \(first ?? "")")
+    expectSameSamples(try ours.writePixels(), try theirs.writePixels(), label)
   }
 
   /// The enlargement runs with AVX2 where the processor has it (3 and 4 bands: each

@@ -19,10 +19,7 @@ struct ICCTransformTests {
     #expect(ours.interpretation == theirs.interpretation, "\(label)")
     #expect(ours.format == theirs.format, "\(label)")
     #expect(!ours.hasICCProfile && !theirs.hasICCProfile, "\(label): a profile is left")
-    let (a, b) = (try ours.writePixels(), try theirs.writePixels())
-    guard a != b else { return }
-    let differing = zip(a, b).filter { $0 != $1 }.count
-    Issue.record("\(label): \(a.count) and \(b.count) samples, \(differing) differ")
+    expectSameSamples(try ours.writePixels(), try theirs.writePixels(), label)
   }
 
   /// Runs both transforms on `make()`'s image (made twice: a file opened for one pass is
