@@ -65,7 +65,15 @@ let package = Package(
       pkgConfig: "libpng",
       providers: [.apt(["libpng-dev"])]
     ),
-    .target(name: "CVipsShim", dependencies: ["CVips", "CLCMS2", "CJPEG", "CWebP", "CPNG"]),
+    // libdeflate: the shim inflates a plain PNG's image data in one call with it, about
+    // twice as fast as zlib (Sources/CVipsShim/PNGRows.c).
+    .systemLibrary(
+      name: "CDeflate",
+      pkgConfig: "libdeflate",
+      providers: [.apt(["libdeflate-dev"])]
+    ),
+    .target(
+      name: "CVipsShim", dependencies: ["CVips", "CLCMS2", "CJPEG", "CWebP", "CPNG", "CDeflate"]),
     // A mutex ThreadSanitizer sees (pthread), for every lock of the library.
     .target(name: "Locking"),
     // libcurl, for the HTTP(S) client of URL sources (WebLoading).

@@ -5,6 +5,10 @@
  * hands the rows over through a generate function, a sequential cache and regions; for
  * the small PNGs of a family render that was about a fifth of the decode.
  *
+ * A plain 8- or 16-bit file's image data is not read by libpng's rows but inflated by
+ * libdeflate and unfiltered (PNGRows.c), once png_read_info has read every chunk before
+ * it: only a stream beyond doubt; for any other, libpng reads the rows as below.
+ *
  * Only a clean file takes this path. The decode is libvips's (8.14, vipspng.c, the
  * libpng loader Debian builds): the same libpng options (sRGB profiles not checked,
  * Adler-32 not checked, libvips's size and chunk limits), the same transforms (palette
@@ -122,10 +126,21 @@ int cvips_png_decode_like(VipsImage *probe, const void *data, size_t length,
   if ((int)width != probe->Xsize || (int)height != probe->Ysize ||
       stride != (size_t)VIPS_IMAGE_SIZEOF_LINE(probe) || probe->Coding != VIPS_CODING_NONE)
     longjmp(decoder.escape, DECLINED);
-  png_bytep const buffer = g_try_malloc(stride * (size_t)height);
+  png_bytep const buffer = g_try_malloc(stride * (size_t)height + CVIPS_PNG_ROWS_SLACK(height));
   if (!buffer) longjmp(decoder.escape, DECLINED);
   pixels = buffer;
-  if (interlace != PNG_INTERLACE_NONE) {
+  /* A plain 8- or 16-bit image: its data inflated and unfiltered by PNGRows.c, or (not
+   * taken) read by libpng as below, from where png_read_info stopped. */
+  const int plain = interlace == PNG_INTERLACE_NONE && (depth == 8 || depth == 16) &&
+                    colour != PNG_COLOR_TYPE_PALETTE && !png_get_valid(png, info, PNG_INFO_tRNS);
+  const int fast = plain ? cvips_png_rows_decode((const uint8_t *)data, length, decoder.offset, buffer, stride, height,
+                                           png_get_channels(png, info) * depth / 8, depth == 16,
+                                           decoder.deadline)
+                         : CVIPS_PNG_ROWS_NOT_TAKEN;
+  if (fast == CVIPS_PNG_ROWS_TIMED_OUT) longjmp(decoder.escape, TIMED_OUT);
+  if (fast == CVIPS_PNG_ROWS_DONE) {
+    /* Nothing more is read: as libvips, not the chunks after the last row. */
+  } else if (interlace != PNG_INTERLACE_NONE) {
     png_bytepp const pointers = g_try_malloc(sizeof(png_bytep) * (size_t)height);
     if (!pointers) longjmp(decoder.escape, DECLINED);
     rows = pointers;

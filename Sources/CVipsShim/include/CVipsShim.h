@@ -244,6 +244,44 @@ int cvips_jpeg_decode_like(VipsImage *probe, const void *data, size_t length, in
  * thread's time limit passed during the decode. */
 int cvips_png_decode_like(VipsImage *probe, const void *data, size_t length, VipsImage **out);
 
+/* PNGRows.c: a plain PNG's image data (its IDAT chunks) inflated by libdeflate and
+ * unfiltered, in place of libpng's row reads (PNGDecode.c). */
+
+/* Bytes the output of cvips_png_rows_decode needs beyond height * stride. */
+#define CVIPS_PNG_ROWS_SLACK(height) ((size_t)(height) + 16)
+
+/* The largest image data (filter bytes included) cvips_png_rows_decode inflates in one
+ * call: 64 MiB, about 0.1 s of libdeflate; a larger image is read by libpng a row at a
+ * time, its time limit checked after every row. */
+#define CVIPS_PNG_ROWS_LIMIT ((size_t)64 << 20)
+
+enum { CVIPS_PNG_ROWS_DONE = 0, CVIPS_PNG_ROWS_NOT_TAKEN = 1, CVIPS_PNG_ROWS_TIMED_OUT = 2 };
+
+/* Decodes the image data of the PNG in `data` (`length` bytes) whose first IDAT chunk's
+ * data starts at `offset` (where libpng's png_read_info stops) into `out`: `height` rows
+ * of `stride` bytes, big-endian samples made this machine's order when `sixteen`.
+ * `bytes_per_pixel` is the filters' (1 to 8). `out` holds height * stride +
+ * CVIPS_PNG_ROWS_SLACK(height) bytes: the data is inflated into it and unfiltered in
+ * place.
+ *
+ * CVIPS_PNG_ROWS_NOT_TAKEN, `out` then undefined, unless every IDAT chunk's CRC holds,
+ * the chunks hold one zlib stream that ends at their end, Adler-32 included, whose
+ * window (32 KiB, or all of the data) holds every distance, and it inflates to exactly
+ * the rows, each with a filter type of 0 to 4: libpng then reads the rows (and judges
+ * what is wrong). CVIPS_PNG_ROWS_TIMED_OUT once `deadline` (monotonic microseconds, 0
+ * for none) has passed. */
+int cvips_png_rows_decode(const uint8_t *data, size_t length, size_t offset, uint8_t *out,
+                          size_t stride, uint32_t height, int bytes_per_pixel, int sixteen,
+                          gint64 deadline);
+
+/* One filtered row unfiltered (the filters of PNG's filter method 0): `filtered` (its
+ * filter type byte not included) into `row`, `previous` the row above unfiltered (all
+ * zeros for the first). 1 for a filter type above 4. `row` may lie before `filtered` in
+ * the same buffer, as cvips_png_rows_decode does; each may be read 8 bytes past its
+ * end. */
+int cvips_png_rows_unfilter(int type, uint8_t *row, const uint8_t *filtered,
+                            const uint8_t *previous, size_t stride, int bytes_per_pixel);
+
 /* WebPDecode.c: the still WebP in `data` decoded by libwebp alone, scaled on load to
  * rint(size / factor) as libvips's webpload `scale` does, into a memory image with
  * `probe`'s metadata: the pixels libvips's webpload gives. 0 and *out on success; 1
