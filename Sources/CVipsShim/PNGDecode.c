@@ -25,7 +25,8 @@
  * from the same chunks.
  *
  * The thread's time limit (Deadline.c) is checked after every row libpng reads (every
- * pass of an interlaced file's rows too): past the deadline the decode stops and
+ * pass of an interlaced file's rows too), or by PNGRows.c before and after its one
+ * inflate and every 64 rows it unfilters: past the deadline the decode stops and
  * returns 2.
  */
 #include <setjmp.h>
@@ -134,7 +135,8 @@ int cvips_png_decode_like(VipsImage *probe, const void *data, size_t length,
   const int plain = interlace == PNG_INTERLACE_NONE && (depth == 8 || depth == 16) &&
                     colour != PNG_COLOR_TYPE_PALETTE && !png_get_valid(png, info, PNG_INFO_tRNS);
   const int fast = plain ? cvips_png_rows_decode((const uint8_t *)data, length, decoder.offset, buffer, stride, height,
-                                           png_get_channels(png, info) * depth / 8, depth == 16,
+                                           png_get_channels(png, info) * depth / 8,
+                                           depth > 8 && !vips_amiMSBfirst(),
                                            decoder.deadline)
                          : CVIPS_PNG_ROWS_NOT_TAKEN;
   if (fast == CVIPS_PNG_ROWS_TIMED_OUT) longjmp(decoder.escape, TIMED_OUT);

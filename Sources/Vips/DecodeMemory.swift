@@ -10,7 +10,9 @@
 ///   whole image at full size (2 bytes each, chroma as subsampled), whatever its
 ///   shrink-on-load; an interlaced PNG, a HEIF or a JPEG XL the whole image (JPEG XL
 ///   twice); a GIF one RGBA frame; a WebP its scaled decode. A baseline JPEG, a plain PNG
-///   and a TIFF are read a few rows (or a strip) at a time, counted as nothing;
+///   and a TIFF are read a few rows (or a strip) at a time, counted as nothing (a plain
+///   PNG's compressed data, joined to be inflated in one call, is a copy of part of its
+///   file: never more than the file, whatever its header says);
 /// - the **decode** ImageTool keeps: the image at its shrink-on-load size in 8-bit sRGB
 ///   (alpha kept), computed into memory, and a copy of the loaded image when it is turned
 ///   upright.

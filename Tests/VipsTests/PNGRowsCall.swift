@@ -5,9 +5,11 @@ import CVipsShim
 enum PNGRowsCall {
   static let done = Int32(CVIPS_PNG_ROWS_DONE)
   static let notTaken = Int32(CVIPS_PNG_ROWS_NOT_TAKEN)
+  static let littleEndian = 1.littleEndian == 1
 
   /// The status of the decode of `bytes`, whose first IDAT chunk's data starts at
-  /// `imageData`, and the `height` rows of `stride` bytes it made.
+  /// `imageData`, and the `height` rows of `stride` bytes it made (16-bit samples in
+  /// this machine's order).
   static func decode(
     _ bytes: [UInt8], imageData: Int, stride: Int, height: Int, bytesPerPixel: Int,
     sixteen: Bool
@@ -19,7 +21,7 @@ enum PNGRowsCall {
       bytes.withUnsafeBufferPointer { data in
         cvips_png_rows_decode(
           data.baseAddress, data.count, imageData, out.baseAddress, stride, UInt32(height),
-          Int32(bytesPerPixel), sixteen ? 1 : 0, 0)
+          Int32(bytesPerPixel), sixteen && littleEndian ? 1 : 0, 0)
       }
     }
     return (status, Array(out.prefix(size)))

@@ -259,26 +259,28 @@ enum { CVIPS_PNG_ROWS_DONE = 0, CVIPS_PNG_ROWS_NOT_TAKEN = 1, CVIPS_PNG_ROWS_TIM
 
 /* Decodes the image data of the PNG in `data` (`length` bytes) whose first IDAT chunk's
  * data starts at `offset` (where libpng's png_read_info stops) into `out`: `height` rows
- * of `stride` bytes, big-endian samples made this machine's order when `sixteen`.
+ * of `stride` bytes, each pair of bytes (a 16-bit sample) swapped when `swap` (as
+ * libpng's png_set_swap, on a little-endian machine).
  * `bytes_per_pixel` is the filters' (1 to 8). `out` holds height * stride +
  * CVIPS_PNG_ROWS_SLACK(height) bytes: the data is inflated into it and unfiltered in
  * place.
  *
- * CVIPS_PNG_ROWS_NOT_TAKEN, `out` then undefined, unless every IDAT chunk's CRC holds,
- * the chunks hold one zlib stream that ends at their end, Adler-32 included, whose
+ * CVIPS_PNG_ROWS_NOT_TAKEN, `out` then undefined, unless every IDAT chunk's CRC holds
+ * and none is longer than libpng allows (nor all of them an eighth longer than the
+ * rows), the chunks hold one zlib stream that ends at their end, Adler-32 included, whose
  * window (32 KiB, or all of the data) holds every distance, and it inflates to exactly
  * the rows, each with a filter type of 0 to 4: libpng then reads the rows (and judges
  * what is wrong). CVIPS_PNG_ROWS_TIMED_OUT once `deadline` (monotonic microseconds, 0
  * for none) has passed. */
 int cvips_png_rows_decode(const uint8_t *data, size_t length, size_t offset, uint8_t *out,
-                          size_t stride, uint32_t height, int bytes_per_pixel, int sixteen,
+                          size_t stride, uint32_t height, int bytes_per_pixel, int swap,
                           gint64 deadline);
 
 /* One filtered row unfiltered (the filters of PNG's filter method 0): `filtered` (its
  * filter type byte not included) into `row`, `previous` the row above unfiltered (all
- * zeros for the first). 1 for a filter type above 4. `row` may lie before `filtered` in
- * the same buffer, as cvips_png_rows_decode does; each may be read 8 bytes past its
- * end. */
+ * zeros for the first). 1 for a filter type above 4, or a pixel size out of 1 to 8 or
+ * not a divisor of `stride`. `row` may lie before `filtered` in the same buffer, as
+ * cvips_png_rows_decode does; each may be read 8 bytes past its end. */
 int cvips_png_rows_unfilter(int type, uint8_t *row, const uint8_t *filtered,
                             const uint8_t *previous, size_t stride, int bytes_per_pixel);
 
