@@ -7,6 +7,14 @@ enum PNGRowsCall {
   static let notTaken = Int32(CVIPS_PNG_ROWS_NOT_TAKEN)
   static let littleEndian = 1.littleEndian == 1
 
+  /// Runs `body` with this thread's unfilters taking the scalar filters (those of a
+  /// machine without SSE2).
+  static func scalar<T>(_ body: () throws -> T) rethrows -> T {
+    let before = cvips_png_rows_set_scalar(1)
+    defer { _ = cvips_png_rows_set_scalar(before) }
+    return try body()
+  }
+
   /// The status of the decode of `bytes`, whose first IDAT chunk's data starts at
   /// `imageData`, and the `height` rows of `stride` bytes it made (16-bit samples in
   /// this machine's order).

@@ -78,7 +78,7 @@ struct PNGRowsTests {
   }
 
   @Test(
-    "every filter libpng writes, at 1 to 4 bands of 8 and 16 bits, unfilters to the pixels it was given"
+    "every filter libpng writes, at 1 to 4 bands of 8 and 16 bits, unfilters to the pixels it was given, SSE2 or not"
   )
   func everyFilterAndPixelSize() throws {
     let folder = try Fixtures.temporaryFolder()
@@ -101,6 +101,10 @@ struct PNGRowsTests {
           #expect(decoded.status == Self.done, "\(path)")
           let same = decoded.rows == pixels
           #expect(same, "\(bands) bands, 16-bit \(sixteen), filter \(filter)")
+          // The scalar filters, where SSE2 is not there, give the same.
+          let scalar = PNGRowsCall.scalar { Self.decode(bytes, layout) }
+          let scalarSame = scalar.status == Self.done && scalar.rows == pixels
+          #expect(scalarSame, "scalar: \(bands) bands, 16-bit \(sixteen), filter \(filter)")
           // And through the whole decode, libpng reading the header.
           let probe = try VipsImage(bytes: bytes, name: path)
           let whole = try #require(
@@ -348,13 +352,9 @@ struct PNGRowsTests {
     let decoded = Self.decode(bytes, Layout(bytes))
     #expect(decoded.status == Self.done)
     #expect(decoded.rows == [UInt8](repeating: 0, count: 258), "258 zeros")
-    // libvips's pngload (zlib, through libpng) refuses it at its default fail-on level.
-    #expect(throws: VipsError.self) {
-      try VipsImage.loadedByLibvips(
-        ByteBuffer(copying: bytes), options: "", failOn: FailOn.truncated.libvips,
-        source: "code.png"
-      ).materialized()
-    }
+    // zlib refuses it ("invalid literal/length code", Python's zlib and `vips copy`
+    // both say); libvips 8.14's pngload, on 2 threads, refused it only 22 times in 30
+    // (its own race; every time with VIPS_CONCURRENCY=1), so it is no witness here.
   }
 
   @Test("the inflate and unfilter of a plain PNG stop at this thread's time limit, between rows")

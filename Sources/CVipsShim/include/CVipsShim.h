@@ -284,6 +284,10 @@ int cvips_png_rows_decode(const uint8_t *data, size_t length, size_t offset, uin
 int cvips_png_rows_unfilter(int type, uint8_t *row, const uint8_t *filtered,
                             const uint8_t *previous, size_t stride, int bytes_per_pixel);
 
+/* 1: the calling thread's unfilters take the scalar filters, which run where SSE2 is
+ * not there, so that tests check them; 0: SSE2 where it is. Returns the setting before. */
+int cvips_png_rows_set_scalar(int scalar);
+
 /* WebPDecode.c: the still WebP in `data` decoded by libwebp alone, scaled on load to
  * rint(size / factor) as libvips's webpload `scale` does, into a memory image with
  * `probe`'s metadata: the pixels libvips's webpload gives. 0 and *out on success; 1
