@@ -26,6 +26,16 @@ struct PNGDecodeTests {
     return paths.sorted()
   }
 
+  /// The PNG libvips's pngsave writes, with `options`, of a square RGB image of `pixels`.
+  static func savedPNG(_ pixels: [UInt8], side: Int, options: String) throws -> [UInt8] {
+    let folder = try Fixtures.temporaryFolder()
+    defer { try? FileManager.default.removeItem(at: folder) }
+    let path = folder.appendingPathComponent("saved.png").path
+    try VipsImage(pixels: pixels, width: side, height: side, bands: 3)
+      .save(to: path, options: options)
+    return [UInt8](try Data(contentsOf: URL(filePath: path)))
+  }
+
   static func libvipsLoad(_ bytes: [UInt8]) throws -> VipsImage {
     try VipsImage.loadedByLibvips(
       ByteBuffer(copying: bytes), options: "", failOn: FailOn.none.libvips,
@@ -127,12 +137,7 @@ struct PNGDecodeTests {
   func stopsAtTheTimeLimit() throws {
     let side = 3000
     let noise = Generated.noise(side: side, seed: 54321)
-    let folder = try Fixtures.temporaryFolder()
-    defer { try? FileManager.default.removeItem(at: folder) }
-    let path = folder.appendingPathComponent("noise.png").path
-    try VipsImage(pixels: noise, width: side, height: side, bands: 3)
-      .save(to: path, options: "interlace,compression=1")
-    let bytes = [UInt8](try Data(contentsOf: URL(filePath: path)))
+    let bytes = try Self.savedPNG(noise, side: side, options: "interlace,compression=1")
     let probe = try VipsImage(bytes: bytes, name: "noise.png")
     func decode() throws(VipsError) -> VipsImage? {
       try VipsImage.decodedByLibpng(ByteBuffer(copying: bytes), like: probe, source: "noise.png")

@@ -367,12 +367,8 @@ struct PNGRowsTests {
     var noise: [UInt8] = []
     noise.reserveCapacity(side * side * 3)
     for _ in 0..<side { noise += row }
-    let folder = try Fixtures.temporaryFolder()
-    defer { try? FileManager.default.removeItem(at: folder) }
-    let path = folder.appendingPathComponent("noise.png").path
-    try VipsImage(pixels: noise, width: side, height: side, bands: 3)
-      .save(to: path, options: "filter=paeth,compression=1")
-    let bytes = [UInt8](try Data(contentsOf: URL(filePath: path)))
+    let bytes = try PNGDecodeTests.savedPNG(
+      noise, side: side, options: "filter=paeth,compression=1")
     // This file's rows are the inflate's and unfilter's, not libpng's.
     #expect(Self.decode(bytes, Layout(bytes)).status == Self.done)
     let probe = try VipsImage(bytes: bytes, name: "noise.png")
