@@ -218,8 +218,8 @@ static const uint8_t *image_data(const uint8_t *data, size_t length, size_t offs
 }
 
 int cvips_png_rows_decode(const uint8_t *data, size_t length, size_t offset, uint8_t *out,
-                    size_t stride, uint32_t height, int bytes_per_pixel, int swap,
-                    gint64 deadline) {
+                          size_t stride, uint32_t height, int bytes_per_pixel, int swap,
+                          gint64 deadline) {
   if (bytes_per_pixel < 1 || bytes_per_pixel > 8 || stride == 0 || height == 0 ||
       stride > CVIPS_PNG_ROWS_LIMIT || (stride + 1) * height > CVIPS_PNG_ROWS_LIMIT)
     return CVIPS_PNG_ROWS_NOT_TAKEN;
