@@ -7,7 +7,8 @@
  *
  * A plain 8- or 16-bit file's image data is not read by libpng's rows but inflated by
  * libdeflate and unfiltered (PNGRows.c), once png_read_info has read every chunk before
- * it: only a stream beyond doubt; for any other, libpng reads the rows as below.
+ * it: only a stream that passes its checks (PNGRows.c says which, and the one known
+ * difference); for any other, libpng reads the rows as below.
  *
  * Only a clean file takes this path. The decode is libvips's (8.14, vipspng.c, the
  * libpng loader Debian builds): the same libpng options (sRGB profiles not checked,
@@ -134,11 +135,11 @@ int cvips_png_decode_like(VipsImage *probe, const void *data, size_t length,
    * taken) read by libpng as below, from where png_read_info stopped. */
   const int plain = interlace == PNG_INTERLACE_NONE && (depth == 8 || depth == 16) &&
                     colour != PNG_COLOR_TYPE_PALETTE && !png_get_valid(png, info, PNG_INFO_tRNS);
-  const int fast = plain ? cvips_png_rows_decode((const uint8_t *)data, length, decoder.offset, buffer, stride, height,
-                                           png_get_channels(png, info) * depth / 8,
-                                           depth > 8 && !vips_amiMSBfirst(),
-                                           decoder.deadline)
-                         : CVIPS_PNG_ROWS_NOT_TAKEN;
+  const int fast =
+      plain ? cvips_png_rows_decode((const uint8_t *)data, length, decoder.offset, buffer, stride,
+                                    height, png_get_channels(png, info) * depth / 8,
+                                    depth > 8 && !vips_amiMSBfirst(), decoder.deadline)
+            : CVIPS_PNG_ROWS_NOT_TAKEN;
   if (fast == CVIPS_PNG_ROWS_TIMED_OUT) longjmp(decoder.escape, TIMED_OUT);
   if (fast == CVIPS_PNG_ROWS_DONE) {
     /* Nothing more is read: as libvips, not the chunks after the last row. */

@@ -146,10 +146,13 @@ int cvips_png_rows_set_scalar(int scalar) {
   return before;
 }
 
-int cvips_png_rows_unfilter(int type, uint8_t *row, const uint8_t *filtered,
-                            const uint8_t *previous, size_t stride, int bytes_per_pixel) {
-  if (bytes_per_pixel < 1 || bytes_per_pixel > 8 || stride % (size_t)bytes_per_pixel) return 1;
-  const size_t bpp = (size_t)bytes_per_pixel;
+/* One filtered row unfiltered (the filters of PNG's filter method 0): `filtered` (its
+ * filter type byte not included) into `row`, `previous` the row above unfiltered (all
+ * zeros for the first), `bpp` 1 to 8 bytes a pixel, dividing `stride`. 1 for a filter
+ * type above 4. `row` may lie before `filtered` in the same buffer, as
+ * cvips_png_rows_decode has it; each may be read 8 bytes past its end. */
+static int unfilter_row(int type, uint8_t *row, const uint8_t *filtered,
+                        const uint8_t *previous, size_t stride, size_t bpp) {
   switch (type) {
   case 0:
     memmove(row, filtered, stride);
@@ -220,8 +223,8 @@ static const uint8_t *image_data(const uint8_t *data, size_t length, size_t offs
 int cvips_png_rows_decode(const uint8_t *data, size_t length, size_t offset, uint8_t *out,
                           size_t stride, uint32_t height, int bytes_per_pixel, int swap,
                           gint64 deadline) {
-  if (bytes_per_pixel < 1 || bytes_per_pixel > 8 || stride == 0 || height == 0 ||
-      stride > CVIPS_PNG_ROWS_LIMIT || (stride + 1) * height > CVIPS_PNG_ROWS_LIMIT)
+  if (bytes_per_pixel < 1 || bytes_per_pixel > 8 || stride == 0 ||
+      stride % (size_t)bytes_per_pixel || height == 0 || stride > CVIPS_PNG_ROWS_LIMIT || (stride + 1) * height > CVIPS_PNG_ROWS_LIMIT)
     return CVIPS_PNG_ROWS_NOT_TAKEN;
   const size_t filtered_size = (stride + 1) * height;
   /* libpng's limit on an IDAT chunk's length (png_check_chunk_length, 1.6.39: the rows
@@ -275,7 +278,7 @@ int cvips_png_rows_decode(const uint8_t *data, size_t length, size_t offset, uin
     const uint8_t *const filtered = out + y * (stride + 1);
     uint8_t *const row = out + y * stride;
     const uint8_t *const previous = y ? row - stride : zeros;
-    if (cvips_png_rows_unfilter(filtered[0], row, filtered + 1, previous, stride, bytes_per_pixel)) {
+    if (unfilter_row(filtered[0], row, filtered + 1, previous, stride, (size_t)bytes_per_pixel)) {
       status = CVIPS_PNG_ROWS_NOT_TAKEN;
       break;
     }

@@ -261,7 +261,7 @@ enum { CVIPS_PNG_ROWS_DONE = 0, CVIPS_PNG_ROWS_NOT_TAKEN = 1, CVIPS_PNG_ROWS_TIM
  * data starts at `offset` (where libpng's png_read_info stops) into `out`: `height` rows
  * of `stride` bytes, each pair of bytes (a 16-bit sample) swapped when `swap` (as
  * libpng's png_set_swap, on a little-endian machine).
- * `bytes_per_pixel` is the filters' (1 to 8). `out` holds height * stride +
+ * `bytes_per_pixel` is the filters' (1 to 8, dividing `stride`). `out` holds height * stride +
  * CVIPS_PNG_ROWS_SLACK(height) bytes: the data is inflated into it and unfiltered in
  * place.
  *
@@ -275,14 +275,6 @@ enum { CVIPS_PNG_ROWS_DONE = 0, CVIPS_PNG_ROWS_NOT_TAKEN = 1, CVIPS_PNG_ROWS_TIM
 int cvips_png_rows_decode(const uint8_t *data, size_t length, size_t offset, uint8_t *out,
                           size_t stride, uint32_t height, int bytes_per_pixel, int swap,
                           gint64 deadline);
-
-/* One filtered row unfiltered (the filters of PNG's filter method 0): `filtered` (its
- * filter type byte not included) into `row`, `previous` the row above unfiltered (all
- * zeros for the first). 1 for a filter type above 4, or a pixel size out of 1 to 8 or
- * not a divisor of `stride`. `row` may lie before `filtered` in the same buffer, as
- * cvips_png_rows_decode does; each may be read 8 bytes past its end. */
-int cvips_png_rows_unfilter(int type, uint8_t *row, const uint8_t *filtered,
-                            const uint8_t *previous, size_t stride, int bytes_per_pixel);
 
 /* 1: the calling thread's unfilters take the scalar filters, which run where SSE2 is
  * not there, so that tests check them; 0: SSE2 where it is. Returns the setting before. */
