@@ -156,22 +156,13 @@ struct PNGRowsTests {
   // A PNG built here: one IDAT of stored (uncompressed) deflate blocks, so that its
   // filter bytes, zlib header and ending can be anything.
 
-  static func crc32(_ bytes: ArraySlice<UInt8>) -> UInt32 {
-    var crc: UInt32 = 0xffff_ffff
-    for byte in bytes {
-      crc ^= UInt32(byte)
-      for _ in 0..<8 { crc = crc & 1 != 0 ? 0xedb8_8320 ^ (crc >> 1) : crc >> 1 }
-    }
-    return ~crc
-  }
-
   static func bigEndian(_ value: UInt32) -> [UInt8] {
     [24, 16, 8, 0].map { UInt8(truncatingIfNeeded: value >> $0) }
   }
 
   static func chunk(_ type: String, _ data: [UInt8]) -> [UInt8] {
     let body = Array(type.utf8) + data
-    return bigEndian(UInt32(data.count)) + body + bigEndian(crc32(body[...]))
+    return bigEndian(UInt32(data.count)) + body + bigEndian(FileDamage.crc32(body[...]))
   }
 
   /// A zlib stream of `data` in stored blocks, `header` its first byte, `tail` after it.
@@ -230,12 +221,12 @@ struct PNGRowsTests {
     let reference = try PNGDecodeTests.libvipsLoad(clean).writePixels()
     #expect(decoded.rows == reference, "the rows as built")
 
-    var badAdler = Self.png(width: width, rows: rows) { Self.zlib($0) }
-    let adlerEnd = badAdler.count - 12 - 4  // IEND's 12 bytes, then the IDAT's CRC
-    badAdler[adlerEnd - 1] ^= 1
-    let idat = badAdler.count - 12 - (Int(Layout.bigEndian(badAdler, 33)) + 12)
-    badAdler.replaceSubrange(
-      adlerEnd..<adlerEnd + 4, with: Self.bigEndian(Self.crc32(badAdler[idat + 4..<adlerEnd])))
+    // The stream's last byte (its Adler-32's) changed, the chunk's CRC made for it.
+    let badAdler = Self.png(width: width, rows: rows) {
+      var stream = Self.zlib($0)
+      stream[stream.count - 1] ^= 1
+      return stream
+    }
     var badCRC = clean
     badCRC[clean.count - 13] ^= 1
     var badFilter = rows
